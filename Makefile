@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# One entry point for the whole project.
+#
+#   make deps       install what the project needs (Debian 12), fetch the guest kernel
+#   make            build mrc.ko, BPF objects, C++ tools and tests, selftests, VM image
+#   make check      build + ctest + VM selftests + rig self-check (the CI command)
+#   make demo       boot the VM and show what works today
+#   make vm-test T=NAME        run one selftest of the mrc collection in the VM
+#   make vm-run CMD='...'      run a command in the VM with mrc.ko loaded
+#   make vm-shell              interactive shell in the VM (Ctrl-A x quits)
+#   make lint       checkpatch --strict on kmod/, clang-format check on C++
+#   make fuzz       long libFuzzer runs of every decoder target
+#
+# Everything built lands under build/ (git-ignored).
+
+TOP := $(abspath .)
+B := $(TOP)/build
+JOBS ?= 2
+
+-include $(B)/kabi.mk
+
+CMAKE_BUILD := $(B)/cmake
+KMOD_BUILD := $(B)/kmod
+KSFT_BUILD := $(B)/ksft
+INITRAMFS := $(B)/vm/initramfs.cpio.gz
+RIG_SELFCHECK ?= 1
+
+.PHONY: all deps kmod rigmod userspace selftests initramfs check ctest vm-selftests \
+	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz clean distclean
+
+all: deps kmod rigmod userspace selftests initramfs
+
+deps $(B)/kabi.mk:
+	@mkdir -p $(B)
+	bash scripts/deps.sh
+
+# Kbuild builds in the directory it is given, so build/kmod mirrors kmod/
+# with symlinks: the objects land under build/ and the sources (kmod/core/*.c
+# included) are the very files of the tree.
+kmod: $(B)/kabi.mk
+	@mkdir -p $(KMOD_BUILD)
+	@find $(KMOD_BUILD) -xtype l -delete
+	@cp -rsf $(TOP)/kmod/. $(KMOD_BUILD)/
+	$(MAKE) -C $(KDIR) M=$(KMOD_BUILD) MRC_TOP=$(TOP) modules
+
+# Test-only canary module for the rig self-check (deliberate WARN).
+rigmod: $(B)/kabi.mk
+	@mkdir -p $(B)/rigmod
+	@cp -rsf $(TOP)/selftests/mrc/rig/. $(B)/rigmod/
+	$(MAKE) -s -C $(KDIR) M=$(B)/rigmod modules
+
+userspace: $(B)/kabi.mk
+	@mkdir -p $(CMAKE_BUILD)
+	@test -f $(CMAKE_BUILD)/CMakeCache.txt || \
+		CC=clang CXX=clang++ cmake -S $(TOP) -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(CMAKE_BUILD) -j$(JOBS)
+
+# The kselftest framework (lib.mk, runner, harness) comes from linux-source.
+KSFT_FW := $(KSRC)/tools/testing/selftests
+selftests: $(B)/kabi.mk
+	@mkdir -p $(KSFT_BUILD)/mrc $(KSFT_BUILD)/mrc-build $(KSFT_BUILD)/kselftest
+	$(MAKE) -C selftests/mrc KSFT_FW=$(KSFT_FW) MRC_TOP=$(TOP) \
+		OUTPUT=$(KSFT_BUILD)/mrc-build INSTALL_PATH=$(KSFT_BUILD)/mrc install
+	cp $(KSFT_FW)/run_kselftest.sh $(KSFT_BUILD)/
+	cp $(KSFT_FW)/kselftest/runner.sh $(KSFT_FW)/kselftest/module.sh $(KSFT_BUILD)/kselftest/
+	$(MAKE) -s -C selftests/mrc KSFT_FW=$(KSFT_FW) MRC_TOP=$(TOP) \
+		OUTPUT=$(KSFT_BUILD)/mrc-build COLLECTION=mrc emit_tests \
+		| grep '^mrc:' >$(KSFT_BUILD)/kselftest-list.txt
+
+initramfs: $(INITRAMFS)
+$(INITRAMFS): scripts/vm/mkinitramfs.sh scripts/vm/guest-init.sh $(B)/kabi.mk
+	@mkdir -p $(dir $@)
+	bash scripts/vm/mkinitramfs.sh $@
+
+ctest: userspace
+	ctest --test-dir $(CMAKE_BUILD) --output-on-failure -j$(JOBS)
+
+vm-selftests: all
+	bash scripts/vm/run.sh --name selftests -- \
+		'cd /mrc/build/ksft && ./run_kselftest.sh $(if $(T),-t mrc:$(T))'
+
+vm-test: all
+	@test -n "$(T)" || { echo "usage: make vm-test T=<test name>"; exit 2; }
+	bash scripts/vm/run.sh --name test-$(T) -- \
+		'cd /mrc/build/ksft && ./run_kselftest.sh -t mrc:$(T)'
+
+vm-run: all
+	@test -n "$(CMD)" || { echo "usage: make vm-run CMD='command'"; exit 2; }
+	bash scripts/vm/run.sh -- '$(CMD)'
+
+vm-shell: all
+	bash scripts/vm/run.sh --shell
+
+rig-selfcheck: all
+	bash scripts/vm/selfcheck.sh
+
+check: all
+	bash scripts/check.sh $(if $(filter 0,$(RIG_SELFCHECK)),--no-rig-selfcheck)
+
+demo: all
+	bash scripts/demo.sh
+
+lint: $(B)/kabi.mk
+	bash scripts/lint.sh
+
+fuzz: userspace
+	bash scripts/fuzz.sh
+
+clean:
+	rm -rf $(CMAKE_BUILD) $(KMOD_BUILD) $(KSFT_BUILD) $(B)/rigmod $(B)/vm
+
+distclean:
+	rm -rf $(B)

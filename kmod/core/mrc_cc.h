@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * mrc_cc.h - pluggable congestion control of the MRC engine.
+ *
+ * One sender-side window per connection (bytes of payload in flight),
+ * shared by all EVs and planes, clocked by SACKs. Algorithms are entries of
+ * a constant registry indexed by enum mrc_cc_algo; each implements struct
+ * mrc_cc_ops over the shared struct mrc_cc state.
+ */
+#ifndef MRC_CC_H
+#define MRC_CC_H
+
+#include "mrc_engine.h"
+
+/* Base RTT assumed for the BDP while none is configured or measured. */
+#define MRC_CC_DEFAULT_RTT_NS	10000u
+#define MRC_CC_PENALTY_MAX	127u
+
+/**
+ * struct mrc_cc_ack - what one SACK tells the congestion control.
+ * @now: current time
+ * @acked_bytes: payload bytes newly acknowledged (cumulatively or selectively)
+ * @rtt_ns: RTT sample carried by this SACK, 0 if none
+ * @ecn: enum mrc_ecn_summary of the SACK
+ * @rwnd_penalty: receiver window penalty 0..127
+ * @restore: the receiver saw a spurious retransmission (restore_cwnd)
+ * @inflight: payload bytes in flight after the ack
+ */
+struct mrc_cc_ack {
+	u64 now;
+	u32 acked_bytes;
+	u64 rtt_ns;
+	u8 ecn;
+	u8 rwnd_penalty;
+	u8 restore;
+	u32 inflight;
+};
+
+/**
+ * struct mrc_cc_counters - decisions taken, for tests and telemetry.
+ * @pi: proportional increases (no ECN, delay below target)
+ * @fi: fair increases (no ECN, delay above target)
+ * @md: multiplicative decreases (ECN, delay above target)
+ * @hold: holds (ECN, delay below target)
+ * @trim: window cuts for trims
+ * @timeout: window cuts for timeouts
+ * @restore: windows restored after a spurious timeout
+ */
+struct mrc_cc_counters {
+	u64 pi;
+	u64 fi;
+	u64 md;
+	u64 hold;
+	u64 trim;
+	u64 timeout;
+	u64 restore;
+};
+
+struct mrc_cc;
+
+/**
+ * struct mrc_cc_ops - one congestion-control algorithm.
+ * @id: enum mrc_cc_algo
+ * @name: short name
+ * @init: set the initial window from cc->p (already resolved)
+ * @on_ack: a SACK acknowledged data
+ * @on_nack: a NACK (enum mrc_nack_reason) for a packet of @bytes payload
+ * @on_timeout: one or more packets timed out at @now (called once per
+ *	timer pass, not per packet)
+ * @cwnd: current window in payload bytes (>= cc->p.min_wnd_bytes)
+ */
+struct mrc_cc_ops {
+	u8 id;
+	const char *name;
+	void (*init)(struct mrc_cc *cc, u64 now);
+	void (*on_ack)(struct mrc_cc *cc, const struct mrc_cc_ack *a);
+	void (*on_nack)(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes);
+	void (*on_timeout)(struct mrc_cc *cc, u64 now);
+	u32 (*cwnd)(const struct mrc_cc *cc);
+};
+
+/**
+ * struct mrc_cc - per-connection congestion-control state.
+ * @ops: the algorithm
+ * @p: profile with every default resolved
+ * @cwnd: window in bytes, before the receiver penalty
+ * @penalty: last receiver window penalty (0..127)
+ * @saved_cwnd: window before the last timeout cut (0: none)
+ * @base_rtt_ns: configured, else minimum RTT seen (0: unknown)
+ * @learn_base: @base_rtt_ns is learned
+ * @auto_max: max_wnd_bytes follows 1.5 x BDP of the learned base RTT
+ * @avg_qdelay_ns: EWMA (1/8) of queueing delay samples
+ * @last_md_ns: time of the last multiplicative decrease
+ * @fi_acc: fair-increase remainder (bytes * bytes)
+ * @pi_acc: proportional-increase remainder
+ * @cnt: counters
+ */
+struct mrc_cc {
+	const struct mrc_cc_ops *ops;
+	struct mrc_cc_profile p;
+	u32 cwnd;
+	u32 penalty;
+	u32 saved_cwnd;
+	u64 base_rtt_ns;
+	u8 learn_base;
+	u8 auto_max;
+	u64 avg_qdelay_ns;
+	u64 last_md_ns;
+	u64 fi_acc;
+	u64 pi_acc;
+	struct mrc_cc_counters cnt;
+};
+
+extern const struct mrc_cc_ops mrc_cc_nscc_ops;
+extern const struct mrc_cc_ops mrc_cc_fixed_ops;
+
+const struct mrc_cc_ops *mrc_cc_find(u8 id);
+void mrc_cc_profile_defaults(struct mrc_cc_profile *p);
+int mrc_cc_init(struct mrc_cc *cc, u8 id, const struct mrc_cc_profile *prof,
+		u32 mtu, u64 now);
+void mrc_cc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a);
+void mrc_cc_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes);
+void mrc_cc_on_timeout(struct mrc_cc *cc, u64 now);
+u32 mrc_cc_cwnd(const struct mrc_cc *cc);
+u32 mrc_cc_bdp_wnd(const struct mrc_cc_profile *p, u64 rtt_ns);
+
+#endif /* MRC_CC_H */

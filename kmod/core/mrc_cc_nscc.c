@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * mrc_cc_nscc.c - NSCC-style congestion control (the default).
+ *
+ * One window per connection, clocked by SACKs, steered by two signals: ECN
+ * (the SACK's ECN summary: some packet it covers was CE-marked mid-fabric)
+ * and queueing delay (RTT sample minus the base RTT) against a target of
+ * target_qdelay_pm per mille of the base RTT:
+ *
+ *                    delay < target            delay >= target
+ *   no ECN     proportional increase        fair (additive) increase
+ *   ECN        hold                          multiplicative decrease
+ *
+ * Proportional increase: +acked * pi_gain * (target - delay) / target,
+ *   i.e. up to pi_gain (per mille) of the window per RTT when the fabric
+ *   is empty, fading to zero at the target.
+ * Fair increase: +fi_bytes per window's worth of acked bytes (one fi_bytes
+ *   per RTT, the same for every connection: converges to fairness).
+ * Multiplicative decrease: -window * min(max_md, gamma * (delay - target)
+ *   / delay), at most once per base RTT.
+ * Trims (NACK TRIMMED / TRIMMED_LASTHOP) remove the trimmed packet's bytes;
+ * a timeout pass cuts by max_md and remembers the old window, restored if
+ * the receiver reports the retransmission as spurious (restore_cwnd). The
+ * receiver window penalty p (0..127) scales the usable window by
+ * (128 - p) / 128. Everything is integer arithmetic.
+ */
+#include "mrc_cc.h"
+
+static void nscc_clamp(struct mrc_cc *cc)
+{
+	if (cc->cwnd > cc->p.max_wnd_bytes)
+		cc->cwnd = cc->p.max_wnd_bytes;
+	if (cc->cwnd < cc->p.min_wnd_bytes)
+		cc->cwnd = cc->p.min_wnd_bytes;
+}
+
+static void nscc_init(struct mrc_cc *cc, u64 now)
+{
+	(void)now;
+	cc->cwnd = cc->p.init_wnd_bytes;
+	cc->last_md_ns = 0;
+	cc->avg_qdelay_ns = 0;
+	cc->fi_acc = 0;
+	cc->pi_acc = 0;
+	nscc_clamp(cc);
+}
+
+static void nscc_learn_base(struct mrc_cc *cc, u64 rtt)
+{
+	if (!cc->learn_base || (cc->base_rtt_ns && rtt >= cc->base_rtt_ns))
+		return;
+	cc->base_rtt_ns = rtt;
+	if (cc->auto_max) {
+		cc->p.max_wnd_bytes = mrc_cc_bdp_wnd(&cc->p, rtt);
+		nscc_clamp(cc);
+	}
+}
+
+static void nscc_increase(struct mrc_cc *cc, u64 inc)
+{
+	u64 w = (u64)cc->cwnd + inc;
+
+	cc->cwnd = w > cc->p.max_wnd_bytes ? cc->p.max_wnd_bytes : (u32)w;
+}
+
+static void nscc_md(struct mrc_cc *cc, u64 now, u64 frac_pm)
+{
+	u64 interval = cc->base_rtt_ns ? cc->base_rtt_ns : MRC_CC_DEFAULT_RTT_NS;
+
+	if (cc->last_md_ns && now - cc->last_md_ns < interval) {
+		cc->cnt.hold++;
+		return;
+	}
+	if (frac_pm > cc->p.max_md_pm)
+		frac_pm = cc->p.max_md_pm;
+	cc->cwnd -= (u32)mrc_div64((u64)cc->cwnd * frac_pm, 1000);
+	cc->last_md_ns = now ? now : 1;
+	cc->cnt.md++;
+	nscc_clamp(cc);
+}
+
+static void nscc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
+{
+	u64 q, target, frac_pm, inc;
+	bool ecn = a->ecn != MRC_ECN_NONE;
+
+	cc->penalty = a->rwnd_penalty > MRC_CC_PENALTY_MAX ?
+		      MRC_CC_PENALTY_MAX : a->rwnd_penalty;
+	if (a->restore && cc->saved_cwnd) {
+		if (cc->saved_cwnd > cc->cwnd)
+			cc->cwnd = cc->saved_cwnd;
+		cc->saved_cwnd = 0;
+		cc->cnt.restore++;
+	}
+	if (a->rtt_ns) {
+		nscc_learn_base(cc, a->rtt_ns);
+		q = a->rtt_ns > cc->base_rtt_ns ? a->rtt_ns - cc->base_rtt_ns : 0;
+		cc->avg_qdelay_ns = cc->avg_qdelay_ns - (cc->avg_qdelay_ns >> 3) +
+				    (q >> 3);
+	} else {
+		q = cc->avg_qdelay_ns;
+	}
+	target = mrc_div64(cc->base_rtt_ns * cc->p.target_qdelay_pm, 1000);
+
+	if (!ecn) {
+		if (!a->acked_bytes)
+			return;
+		if (!cc->base_rtt_ns || q < target) {
+			/* Proportional increase. */
+			frac_pm = cc->p.pi_gain_pm;
+			if (cc->base_rtt_ns)
+				frac_pm = mrc_div64(frac_pm * (target - q), target);
+			cc->pi_acc += (u64)a->acked_bytes * frac_pm;
+			inc = mrc_div64(cc->pi_acc, 1000);
+			cc->pi_acc -= inc * 1000;
+			nscc_increase(cc, inc);
+			cc->cnt.pi++;
+		} else {
+			/* Fair increase. */
+			cc->fi_acc += (u64)cc->p.fi_bytes * a->acked_bytes;
+			inc = mrc_div64(cc->fi_acc, cc->cwnd);
+			cc->fi_acc -= inc * cc->cwnd;
+			nscc_increase(cc, inc);
+			cc->cnt.fi++;
+		}
+		nscc_clamp(cc);
+		return;
+	}
+	if (!cc->base_rtt_ns) {
+		/* ECN without any delay information: a moderate decrease. */
+		nscc_md(cc, a->now, cc->p.max_md_pm / 2);
+	} else if (q >= target) {
+		frac_pm = q ? mrc_div64(cc->p.gamma_pm * (q - target), q) : 0;
+		nscc_md(cc, a->now, frac_pm);
+	} else {
+		cc->cnt.hold++;
+	}
+}
+
+static void nscc_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes)
+{
+	(void)now;
+	if (reason != MRC_NACK_TRIMMED && reason != MRC_NACK_TRIMMED_LASTHOP)
+		return;
+	cc->cnt.trim++;
+	cc->cwnd = cc->cwnd > bytes ? cc->cwnd - bytes : 0;
+	nscc_clamp(cc);
+}
+
+static void nscc_on_timeout(struct mrc_cc *cc, u64 now)
+{
+	(void)now;
+	cc->cnt.timeout++;
+	if (!cc->saved_cwnd || cc->cwnd > cc->saved_cwnd)
+		cc->saved_cwnd = cc->cwnd;
+	cc->cwnd -= (u32)mrc_div64((u64)cc->cwnd * cc->p.max_md_pm, 1000);
+	nscc_clamp(cc);
+}
+
+static u32 nscc_cwnd(const struct mrc_cc *cc)
+{
+	u64 w = mrc_div64((u64)cc->cwnd * (128 - cc->penalty), 128);
+
+	return w < cc->p.min_wnd_bytes ? cc->p.min_wnd_bytes : (u32)w;
+}
+
+const struct mrc_cc_ops mrc_cc_nscc_ops = {
+	.id = MRC_CC_NSCC,
+	.name = "nscc",
+	.init = nscc_init,
+	.on_ack = nscc_on_ack,
+	.on_nack = nscc_on_nack,
+	.on_timeout = nscc_on_timeout,
+	.cwnd = nscc_cwnd,
+};

@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * mrc_ev.c - entropy-value (path) manager.
+ *
+ * "Silence means failure, a trim means congestion." Feedback about a path
+ * arrives as the EV echoed by SACKs and NACKs and as packet timeouts; this
+ * file turns it into the per-EV state machine:
+ *
+ *   GOOD --ECN mark / NACK TRIMMED--> SKIP --rotation passes it--> GOOD
+ *   GOOD|SKIP --timeout--> ASSUMED_BAD --probe answered--> GOOD
+ *   any --admin deny--> DENIED --admin allow--> GOOD
+ *
+ * and keeps the active rotation filled from backups of the same plane.
+ */
+#include "mrc_ev.h"
+
+#define MRC_EV_HASH_MULT	0x9E3779B1u
+#define MRC_EV_PROBE_BACKOFF_MAX 20
+#define MRC_EV_GEN_TRIES	16
+#define MRC_EV_ENTROPY_SPACE	0x1000000u	/* 24 bits */
+
+static u32 ev_hash(const struct mrc_ev_mgr *m, u32 value)
+{
+	return (value * MRC_EV_HASH_MULT) >> 7 & m->hash_mask;
+}
+
+/**
+ * mrc_ev_find() - look an EV value up.
+ * @m: manager
+ * @value: EV as echoed by the peer (untrusted)
+ *
+ * Return: the EV index, or -1 if @value is not one of ours.
+ */
+int mrc_ev_find(const struct mrc_ev_mgr *m, u32 value)
+{
+	u32 h = ev_hash(m, value);
+	u32 i;
+
+	for (i = 0; i <= m->hash_mask; i++) {
+		u16 slot = m->hash[(h + i) & m->hash_mask];
+
+		if (!slot)
+			return -1;
+		if (m->ev[slot - 1].value == value)
+			return slot - 1;
+	}
+	return -1;
+}
+
+static void ev_hash_insert(struct mrc_ev_mgr *m, u32 value, u16 idx)
+{
+	u32 h = ev_hash(m, value);
+	u32 i;
+
+	for (i = 0; i <= m->hash_mask; i++) {
+		u16 *slot = &m->hash[(h + i) & m->hash_mask];
+
+		if (!*slot) {
+			*slot = idx + 1;
+			return;
+		}
+	}
+}
+
+static void ev_emit(struct mrc_ev_mgr *m, u64 now, int idx, u8 old, u8 cause)
+{
+	const struct mrc_ev_entry *e = &m->ev[idx];
+	struct mrc_event ev;
+
+	mrc_memset(&ev, 0, sizeof(ev));
+	ev.type = MRC_EVT_EV_STATE;
+	ev.time_ns = now;
+	ev.u.ev.ev = e->value;
+	ev.u.ev.index = (u16)idx;
+	ev.u.ev.plane = e->plane;
+	ev.u.ev.old_state = old;
+	ev.u.ev.new_state = e->state;
+	ev.u.ev.active = e->active;
+	ev.u.ev.cause = cause;
+	mrc_evq_push(m->evq, &ev);
+}
+
+static void ev_set_state(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
+			 u8 cause)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+	u8 old = e->state;
+
+	e->state = state;
+	ev_emit(m, now, idx, old, cause);
+}
+
+/* A usable EV carries traffic when its plane is up: GOOD or SKIP, active. */
+static bool ev_usable(const struct mrc_ev_mgr *m, const struct mrc_ev_entry *e)
+{
+	return e->active && (e->state == MRC_EV_GOOD || e->state == MRC_EV_SKIP) &&
+	       ((m->plane_up >> e->plane) & 1u);
+}
+
+/**
+ * mrc_ev_usable() - count the EVs the floor protects.
+ * @m: manager
+ *
+ * Return: active EVs in state GOOD or SKIP whose plane is up.
+ */
+u32 mrc_ev_usable(const struct mrc_ev_mgr *m)
+{
+	u32 n = 0;
+	u16 i;
+
+	for (i = 0; i < m->n_rot; i++)
+		if (ev_usable(m, &m->ev[m->rot[i]]))
+			n++;
+	return n;
+}
+
+static void rot_shuffle(struct mrc_ev_mgr *m)
+{
+	u16 i, j, t;
+
+	for (i = m->n_rot; i > 1; i--) {
+		j = (u16)mrc_rng_below(m->rng, i);
+		t = m->rot[i - 1];
+		m->rot[i - 1] = m->rot[j];
+		m->rot[j] = t;
+	}
+	/* Never hand out the same EV twice in a row across the boundary. */
+	if (m->n_rot > 1 && m->last_pick >= 0 && m->rot[0] == m->last_pick) {
+		t = m->rot[0];
+		m->rot[0] = m->rot[m->n_rot - 1];
+		m->rot[m->n_rot - 1] = t;
+	}
+	for (i = 0; i < m->n_rot; i++)
+		m->ev[m->rot[i]].rot_pos = i;
+	m->cursor = 0;
+	m->picks = 0;
+	m->reshuffles++;
+}
+
+static void rot_add(struct mrc_ev_mgr *m, int idx)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	e->rot_pos = m->n_rot;
+	e->active = 1;
+	m->rot[m->n_rot++] = (u16)idx;
+	m->plane[e->plane].n_active++;
+}
+
+static void rot_remove(struct mrc_ev_mgr *m, int idx)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+	u16 pos = e->rot_pos;
+	u16 last = m->rot[m->n_rot - 1];
+
+	m->rot[pos] = last;
+	m->ev[last].rot_pos = pos;
+	m->n_rot--;
+	e->active = 0;
+	m->plane[e->plane].n_active--;
+}
+
+/* @rep (a backup) takes @idx's place in the rotation. */
+static void rot_replace(struct mrc_ev_mgr *m, int idx, int rep)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+	struct mrc_ev_entry *r = &m->ev[rep];
+
+	r->rot_pos = e->rot_pos;
+	r->active = 1;
+	m->rot[e->rot_pos] = (u16)rep;
+	e->active = 0;
+	m->plane[e->plane].n_active--;
+	m->plane[r->plane].n_active++;
+}
+
+/* A GOOD backup of @plane, scanning from a random start; -1 if none. */
+static int find_backup(struct mrc_ev_mgr *m, u8 plane)
+{
+	const struct mrc_ev_plane *p = &m->plane[plane];
+	u16 start, k;
+
+	if (!p->count)
+		return -1;
+	start = (u16)mrc_rng_below(m->rng, p->count);
+	for (k = 0; k < p->count; k++) {
+		u16 idx = p->first + (u16)((start + k) % p->count);
+		const struct mrc_ev_entry *e = &m->ev[idx];
+
+		if (!e->active && e->state == MRC_EV_GOOD)
+			return idx;
+	}
+	return -1;
+}
+
+/* A GOOD backup of any other up plane; -1 if none. */
+static int find_backup_any(struct mrc_ev_mgr *m, u8 except)
+{
+	u8 start, k, pl;
+	int rep;
+
+	start = (u8)mrc_rng_below(m->rng, m->n_planes);
+	for (k = 0; k < m->n_planes; k++) {
+		pl = (u8)((start + k) % m->n_planes);
+		if (pl == except || !((m->plane_up >> pl) & 1u))
+			continue;
+		rep = find_backup(m, pl);
+		if (rep >= 0)
+			return rep;
+	}
+	return -1;
+}
+
+static void ev_probe_recompute(struct mrc_ev_mgr *m)
+{
+	u64 d = MRC_NO_DEADLINE;
+	u16 i;
+
+	for (i = 0; i < m->n_ev; i++) {
+		const struct mrc_ev_entry *e = &m->ev[i];
+
+		if (e->state == MRC_EV_ASSUMED_BAD &&
+		    ((m->plane_up >> e->plane) & 1u) && e->next_probe_ns < d)
+			d = e->next_probe_ns;
+	}
+	m->probe_deadline = d;
+}
+
+/*
+ * Take @idx out of the rotation into @state. A GOOD backup of the same
+ * plane takes its slot. With @floor, if no such backup exists and the
+ * usable count would fall below min_active, a GOOD backup of another plane
+ * is borrowed; if there is none either the demotion is refused.
+ * Return: true if @idx was demoted.
+ */
+static bool ev_demote(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
+		      u8 cause, bool floor)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+	u32 usable_after;
+	int rep;
+
+	if (!e->active) {
+		ev_set_state(m, now, idx, state, cause);
+		return true;
+	}
+	rep = find_backup(m, e->plane);
+	if (rep < 0) {
+		usable_after = mrc_ev_usable(m) - (ev_usable(m, e) ? 1 : 0);
+		if (floor && usable_after < m->min_active) {
+			rep = find_backup_any(m, e->plane);
+			if (rep < 0) {
+				m->floor_holds++;
+				ev_emit(m, now, idx, e->state,
+					MRC_EVC_FLOOR_HOLD);
+				return false;
+			}
+		}
+	}
+	if (rep >= 0) {
+		rot_replace(m, idx, rep);
+		ev_emit(m, now, rep, m->ev[rep].state, MRC_EVC_PROMOTE);
+	} else {
+		rot_remove(m, idx);
+	}
+	e->skip_left = 0;
+	ev_set_state(m, now, idx, state, cause);
+	return true;
+}
+
+/*
+ * @idx just became GOOD while out of the rotation: it rejoins if its plane
+ * is short of its target or the connection is below the floor; otherwise it
+ * stays a GOOD backup.
+ */
+static void ev_maybe_promote(struct mrc_ev_mgr *m, u64 now, int idx)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+	const struct mrc_ev_plane *p = &m->plane[e->plane];
+
+	if (e->active)
+		return;
+	if (p->n_active < p->target_active || mrc_ev_usable(m) < m->min_active) {
+		rot_add(m, idx);
+		ev_emit(m, now, idx, e->state, MRC_EVC_PROMOTE);
+	}
+}
+
+/* A path index not used yet by the first @j EVs of the plane at @first. */
+static u32 gen_path(struct mrc_ev_mgr *m, u16 first, u16 j, u32 k_paths)
+{
+	u32 path = 0, tries, i, e;
+	bool dup;
+
+	if (j >= k_paths)
+		return mrc_rng_below(m->rng, k_paths);
+	/* Random tries, then a linear scan: a free path exists (j < k_paths). */
+	for (tries = 0; tries < MRC_EV_GEN_TRIES + k_paths; tries++) {
+		if (tries < MRC_EV_GEN_TRIES)
+			path = mrc_rng_below(m->rng, k_paths);
+		else
+			path = (path + 1) % k_paths;
+		dup = false;
+		for (i = 0; i < j && !dup; i++) {
+			e = m->ev[first + i].value >> MRC_EV_ENTROPY_SHIFT;
+			dup = e % k_paths == path;
+		}
+		if (!dup)
+			break;
+	}
+	return path;
+}
+
+/*
+ * An EV value of @plane on @path not in the table yet: random tries, then
+ * MRC_EV_MAX + 1 distinct deterministic steps, one of which must be free
+ * (at most MRC_EV_MAX values exist; with k_paths >= 1024 the paths of a
+ * plane are all distinct and no collision is possible at all).
+ */
+static u32 gen_value(struct mrc_ev_mgr *m, u8 plane, u32 path, u32 k_paths)
+{
+	u32 step = k_paths ? k_paths : 1;
+	u32 ent = 0, v = 0, tries;
+
+	for (tries = 0; tries < MRC_EV_GEN_TRIES + MRC_EV_MAX + 1; tries++) {
+		if (tries < MRC_EV_GEN_TRIES) {
+			if (k_paths)
+				ent = path + k_paths *
+				      mrc_rng_below(m->rng, MRC_EV_ENTROPY_SPACE / k_paths);
+			else
+				ent = mrc_rng_u32(m->rng);
+		} else {
+			ent += step;
+		}
+		v = (ent & (MRC_EV_ENTROPY_SPACE - 1)) << MRC_EV_ENTROPY_SHIFT | plane;
+		if (mrc_ev_find(m, v) < 0)
+			break;
+	}
+	return v;
+}
+
+static void gen_values(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg)
+{
+	u32 k_paths = cfg->paths_per_plane;
+	u16 first, j, idx;
+	u32 path;
+	u8 pl;
+
+	for (pl = 0; pl < cfg->n_planes; pl++) {
+		first = (u16)(pl * cfg->ev_per_plane);
+		for (j = 0; j < cfg->ev_per_plane; j++) {
+			idx = first + j;
+			path = k_paths ? gen_path(m, first, j, k_paths) : 0;
+			m->ev[idx].value = gen_value(m, pl, path, k_paths);
+			m->ev[idx].plane = pl;
+			m->ev[idx].state = MRC_EV_GOOD;
+			m->ev[idx].next_probe_ns = MRC_NO_DEADLINE;
+			ev_hash_insert(m, m->ev[idx].value, idx);
+		}
+	}
+}
+
+/**
+ * mrc_ev_init() - build the EV table and the initial rotation.
+ * @m: manager (zeroed by the caller)
+ * @cfg: validated connection configuration
+ * @rng: the connection's PRNG (used for values and rotation order)
+ * @evq: where EV events go
+ *
+ * Return: MRC_OK or MRC_E_NOMEM.
+ */
+int mrc_ev_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
+		struct mrc_rng *rng, struct mrc_evq *evq)
+{
+	u32 n = (u32)cfg->n_planes * cfg->ev_per_plane;
+	u32 hsize = 1;
+	u16 pl, j;
+
+	while (hsize < 2 * n)
+		hsize <<= 1;
+	m->rng = rng;
+	m->evq = evq;
+	m->n_ev = (u16)n;
+	m->n_planes = cfg->n_planes;
+	m->min_active = cfg->ev_min_active;
+	m->always_skip_rounds = cfg->ev_always_skip_rounds;
+	m->plane_up = cfg->plane_up_mask;
+	m->room = ~0u;
+	m->reshuffle_pkts = cfg->ev_reshuffle_pkts;
+	m->probe_interval_ns = cfg->probe_interval_ns;
+	m->probe_max_ns = cfg->probe_max_interval_ns;
+	m->probe_deadline = MRC_NO_DEADLINE;
+	m->last_pick = -1;
+	m->hash_mask = hsize - 1;
+	m->ev = mrc_plat_zalloc(sizeof(*m->ev) * n);
+	m->rot = mrc_plat_zalloc(sizeof(*m->rot) * n);
+	m->hash = mrc_plat_zalloc(sizeof(*m->hash) * hsize);
+	if (!m->ev || !m->rot || !m->hash) {
+		mrc_ev_destroy(m);
+		return MRC_E_NOMEM;
+	}
+	gen_values(m, cfg);
+	for (pl = 0; pl < cfg->n_planes; pl++) {
+		m->plane[pl].first = (u16)(pl * cfg->ev_per_plane);
+		m->plane[pl].count = cfg->ev_per_plane;
+		m->plane[pl].target_active = cfg->ev_active_per_plane;
+		for (j = 0; j < cfg->ev_active_per_plane; j++)
+			rot_add(m, m->plane[pl].first + j);
+	}
+	rot_shuffle(m);
+	m->reshuffles = 0;
+	return MRC_OK;
+}
+
+/**
+ * mrc_ev_destroy() - free the EV table.
+ * @m: manager (may be partially initialised)
+ */
+void mrc_ev_destroy(struct mrc_ev_mgr *m)
+{
+	mrc_plat_free(m->ev);
+	mrc_plat_free(m->rot);
+	mrc_plat_free(m->hash);
+	m->ev = NULL;
+	m->rot = NULL;
+	m->hash = NULL;
+}
+
+/**
+ * mrc_ev_pick() - choose the EV for the next packet.
+ * @m: manager
+ * @now: current time
+ * @avoid: EV index to avoid (the one a retransmitted packet last used),
+ *	or -1
+ *
+ * Walks the rotation from the cursor. EVs on planes that are down or have
+ * no transmit room are passed over without consuming anything. A SKIP EV
+ * is passed over and its skip count consumed (GOOD again at zero). The
+ * rotation is reshuffled at every wrap and after reshuffle_pkts picks.
+ * @avoid is only returned when it is the single usable EV.
+ *
+ * Return: EV index, or -1 if no EV can be used now.
+ */
+int mrc_ev_pick(struct mrc_ev_mgr *m, u64 now, int avoid)
+{
+	struct mrc_ev_entry *e;
+	int fallback = -1;
+	u32 i, limit;
+	u16 idx;
+
+	if (!m->n_rot)
+		return -1;
+	if (m->reshuffle_pkts && m->picks >= m->reshuffle_pkts)
+		rot_shuffle(m);
+	limit = 2u * m->n_rot + 1;
+	for (i = 0; i < limit; i++) {
+		if (m->cursor >= m->n_rot)
+			rot_shuffle(m);
+		idx = m->rot[m->cursor++];
+		e = &m->ev[idx];
+		if (!mrc_ev_plane_usable(m, e->plane))
+			continue;
+		if (e->state == MRC_EV_SKIP) {
+			if (e->skip_left)
+				e->skip_left--;
+			if (!e->skip_left)
+				ev_set_state(m, now, idx, MRC_EV_GOOD,
+					     MRC_EVC_SKIP_DONE);
+			continue;
+		}
+		if (e->state != MRC_EV_GOOD)
+			continue;
+		if (idx == avoid) {
+			fallback = idx;
+			continue;
+		}
+		m->picks++;
+		m->last_pick = idx;
+		return idx;
+	}
+	if (fallback >= 0) {
+		m->picks++;
+		m->last_pick = fallback;
+	}
+	return fallback;
+}
+
+/**
+ * mrc_ev_on_sent() - count a data packet sent on an EV.
+ * @m: manager
+ * @idx: EV index
+ */
+void mrc_ev_on_sent(struct mrc_ev_mgr *m, int idx)
+{
+	m->ev[idx].cnt.sent++;
+}
+
+static void ev_skip(struct mrc_ev_mgr *m, u64 now, int idx, u8 rounds,
+		    u8 cause)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	if (e->state != MRC_EV_GOOD && e->state != MRC_EV_SKIP)
+		return;
+	if (e->skip_left < rounds)
+		e->skip_left = rounds;
+	if (e->state == MRC_EV_GOOD)
+		ev_set_state(m, now, idx, MRC_EV_SKIP, cause);
+}
+
+/**
+ * mrc_ev_on_sack() - a SACK echoed this EV.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ * @ecn: enum mrc_ecn_summary of the SACK
+ *
+ * SKIP_ONCE makes a GOOD EV SKIP for one rotation pass, ALWAYS_SKIP for
+ * always_skip_rounds passes. A SACK never revives an ASSUMED_BAD EV (it may
+ * acknowledge a packet sent before the EV failed); only a probe does.
+ */
+void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	e->cnt.sacked++;
+	if (ecn == MRC_ECN_NONE)
+		return;
+	e->cnt.ecn++;
+	ev_skip(m, now, idx, ecn == MRC_ECN_ALWAYS_SKIP ?
+		m->always_skip_rounds : 1, MRC_EVC_ECN);
+}
+
+/**
+ * mrc_ev_on_nack() - a NACK echoed this EV.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ * @reason: enum mrc_nack_reason
+ *
+ * Only TRIMMED penalises the EV (SKIP for one pass): TRIMMED_LASTHOP and
+ * the receiver-resource reasons are not the path's fault.
+ */
+void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	e->cnt.nacked++;
+	if (reason == MRC_NACK_TRIMMED || reason == MRC_NACK_TRIMMED_LASTHOP)
+		e->cnt.trimmed++;
+	if (reason == MRC_NACK_TRIMMED)
+		ev_skip(m, now, idx, 1, MRC_EVC_TRIM);
+}
+
+/**
+ * mrc_ev_on_timeout() - a packet sent on this EV timed out (silent loss).
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ *
+ * GOOD/SKIP -> ASSUMED_BAD, replaced in the rotation by a backup of the
+ * same plane, subject to the ev_min_active floor (see ev_demote()).
+ */
+void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	e->cnt.timeouts++;
+	if (e->state != MRC_EV_GOOD && e->state != MRC_EV_SKIP)
+		return;
+	if (!ev_demote(m, now, idx, MRC_EV_ASSUMED_BAD, MRC_EVC_TIMEOUT, true))
+		return;
+	e->probe_backoff = 0;
+	e->probe_sent_ns = 0;
+	e->next_probe_ns = now + m->probe_interval_ns;
+	if (e->next_probe_ns < m->probe_deadline &&
+	    ((m->plane_up >> e->plane) & 1u))
+		m->probe_deadline = e->next_probe_ns;
+}
+
+/**
+ * mrc_ev_probe_due() - an ASSUMED_BAD EV whose probe is due.
+ * @m: manager
+ * @now: current time
+ *
+ * Only EVs of planes that are up and have transmit room are probed.
+ *
+ * Return: EV index, or -1.
+ */
+int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now)
+{
+	u16 i;
+
+	if (m->probe_deadline > now)
+		return -1;
+	for (i = 0; i < m->n_ev; i++) {
+		const struct mrc_ev_entry *e = &m->ev[i];
+
+		if (e->state == MRC_EV_ASSUMED_BAD &&
+		    mrc_ev_plane_usable(m, e->plane) && e->next_probe_ns <= now)
+			return i;
+	}
+	return -1;
+}
+
+/**
+ * mrc_ev_probe_sent() - a probe left on this EV.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ *
+ * The next probe is scheduled after probe_interval << (probes so far),
+ * capped at probe_max_interval.
+ */
+void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+	u64 ival = m->probe_interval_ns << e->probe_backoff;
+
+	if (ival > m->probe_max_ns || (ival >> e->probe_backoff) != m->probe_interval_ns)
+		ival = m->probe_max_ns;
+	e->cnt.probes++;
+	e->probe_sent_ns = now;
+	e->next_probe_ns = now + ival;
+	if (e->probe_backoff < MRC_EV_PROBE_BACKOFF_MAX)
+		e->probe_backoff++;
+	ev_probe_recompute(m);
+}
+
+/**
+ * mrc_ev_probe_answered() - a SACK with pr=1 echoed this EV.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ *
+ * ASSUMED_BAD -> GOOD; it rejoins the rotation if its plane is short of
+ * active EVs (or the connection is below the floor), else it becomes a
+ * GOOD backup.
+ *
+ * Return: RTT of the probe in ns, 0 if no probe was outstanding.
+ */
+u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+	u64 rtt = 0;
+
+	if (e->probe_sent_ns && now >= e->probe_sent_ns)
+		rtt = now - e->probe_sent_ns;
+	e->cnt.probes_ok++;
+	e->probe_sent_ns = 0;
+	if (e->state != MRC_EV_ASSUMED_BAD)
+		return rtt;
+	e->next_probe_ns = MRC_NO_DEADLINE;
+	e->probe_backoff = 0;
+	ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_PROBE_OK);
+	ev_maybe_promote(m, now, idx);
+	ev_probe_recompute(m);
+	return rtt;
+}
+
+/**
+ * mrc_ev_set_denied() - administrative exclusion.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ * @denied: true: -> DENIED (ignores the floor); false: DENIED -> GOOD
+ *
+ * Return: MRC_OK, or MRC_E_INVAL for a bad index.
+ */
+int mrc_ev_set_denied(struct mrc_ev_mgr *m, u64 now, int idx, bool denied)
+{
+	struct mrc_ev_entry *e;
+
+	if (idx < 0 || idx >= m->n_ev)
+		return MRC_E_INVAL;
+	e = &m->ev[idx];
+	if (denied) {
+		if (e->state == MRC_EV_DENIED)
+			return MRC_OK;
+		ev_demote(m, now, idx, MRC_EV_DENIED, MRC_EVC_ADMIN, false);
+		e->next_probe_ns = MRC_NO_DEADLINE;
+		e->probe_sent_ns = 0;
+		ev_probe_recompute(m);
+		return MRC_OK;
+	}
+	if (e->state != MRC_EV_DENIED)
+		return MRC_OK;
+	e->skip_left = 0;
+	ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_ADMIN);
+	ev_maybe_promote(m, now, idx);
+	return MRC_OK;
+}
+
+/**
+ * mrc_ev_set_plane_up() - a plane's port went up or down.
+ * @m: manager
+ * @now: current time
+ * @plane: plane index (< n_planes)
+ * @up: new state
+ *
+ * A down plane is masked: its EVs keep their states and their rotation
+ * slots but are passed over by mrc_ev_pick() and not probed, and do not
+ * count towards the floor. Emits MRC_EVT_PLANE.
+ */
+void mrc_ev_set_plane_up(struct mrc_ev_mgr *m, u64 now, u8 plane, bool up)
+{
+	struct mrc_event ev;
+	u32 bit = 1u << plane;
+
+	if (!!(m->plane_up & bit) == up)
+		return;
+	if (up)
+		m->plane_up |= bit;
+	else
+		m->plane_up &= ~bit;
+	mrc_memset(&ev, 0, sizeof(ev));
+	ev.type = MRC_EVT_PLANE;
+	ev.time_ns = now;
+	ev.u.plane.plane = plane;
+	ev.u.plane.up = up;
+	mrc_evq_push(m->evq, &ev);
+	ev_probe_recompute(m);
+}
+
+/**
+ * mrc_ev_set_room() - planes on which the host can transmit now.
+ * @m: manager
+ * @mask: bit p = plane p has room
+ */
+void mrc_ev_set_room(struct mrc_ev_mgr *m, u32 mask)
+{
+	m->room = mask;
+}
+
+/**
+ * mrc_ev_get_info() - snapshot one EV.
+ * @m: manager
+ * @idx: valid EV index
+ * @info: filled
+ */
+void mrc_ev_get_info(const struct mrc_ev_mgr *m, int idx,
+		     struct mrc_ev_info *info)
+{
+	const struct mrc_ev_entry *e = &m->ev[idx];
+
+	info->ev = e->value;
+	info->plane = e->plane;
+	info->state = e->state;
+	info->active = e->active;
+	info->cnt = e->cnt;
+}
+
+static void cnt_add(struct mrc_ev_counters *d, const struct mrc_ev_counters *s)
+{
+	d->sent += s->sent;
+	d->sacked += s->sacked;
+	d->nacked += s->nacked;
+	d->trimmed += s->trimmed;
+	d->timeouts += s->timeouts;
+	d->ecn += s->ecn;
+	d->probes += s->probes;
+	d->probes_ok += s->probes_ok;
+}
+
+/**
+ * mrc_ev_get_plane() - snapshot one plane.
+ * @m: manager
+ * @plane: valid plane index
+ * @info: filled
+ */
+void mrc_ev_get_plane(const struct mrc_ev_mgr *m, u8 plane,
+		      struct mrc_plane_info *info)
+{
+	const struct mrc_ev_plane *p = &m->plane[plane];
+	u16 i;
+
+	mrc_memset(info, 0, sizeof(*info));
+	info->up = (m->plane_up >> plane) & 1u;
+	info->room = (m->room >> plane) & 1u;
+	info->n_ev = p->count;
+	info->n_active = p->n_active;
+	for (i = p->first; i < p->first + p->count; i++) {
+		const struct mrc_ev_entry *e = &m->ev[i];
+
+		if (e->state == MRC_EV_GOOD)
+			info->n_good++;
+		else if (e->state == MRC_EV_ASSUMED_BAD)
+			info->n_bad++;
+		cnt_add(&info->cnt, &e->cnt);
+	}
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * mrc_ev.h - entropy-value (path) manager of one connection.
+ *
+ * Owns the EV table (n_planes * ev_per_plane entries, fixed at creation),
+ * the GOOD/SKIP/ASSUMED_BAD/DENIED machine of every EV, the active rotation,
+ * same-plane backup replacement, the ev_min_active floor, probe scheduling
+ * and the per-EV counters. Documentation/networking/mrc.rst has the state
+ * diagram.
+ *
+ * Internal to kmod/core: the host only sees it through mrc_engine.h.
+ */
+#ifndef MRC_EV_H
+#define MRC_EV_H
+
+#include "mrc_engine.h"
+#include "mrc_evq.h"
+#include "mrc_rand.h"
+
+/**
+ * struct mrc_ev_entry - one entropy value.
+ * @value: the EV (plane in bits 0..7, entropy above)
+ * @plane: plane index
+ * @state: enum mrc_ev_state
+ * @active: member of the rotation (rot[rot_pos] == this index)
+ * @skip_left: SKIP: rotation passes still to sit out
+ * @probe_backoff: probes sent since it went bad (interval doubling)
+ * @rot_pos: position in the rotation when @active
+ * @next_probe_ns: ASSUMED_BAD: when to probe next
+ * @probe_sent_ns: when the last probe left (0: none outstanding)
+ * @cnt: counters
+ */
+struct mrc_ev_entry {
+	u32 value;
+	u8 plane;
+	u8 state;
+	u8 active;
+	u8 skip_left;
+	u8 probe_backoff;
+	u16 rot_pos;
+	u64 next_probe_ns;
+	u64 probe_sent_ns;
+	struct mrc_ev_counters cnt;
+};
+
+/**
+ * struct mrc_ev_plane - per-plane bookkeeping.
+ * @first: index of the plane's first EV (its EVs are contiguous)
+ * @count: EVs of the plane
+ * @target_active: configured active EVs of the plane
+ * @n_active: EVs of the plane currently in the rotation
+ */
+struct mrc_ev_plane {
+	u16 first;
+	u16 count;
+	u16 target_active;
+	u16 n_active;
+};
+
+/**
+ * struct mrc_ev_mgr - the EV manager.
+ * @ev: EV table
+ * @rot: the active rotation (EV indices), @n_rot used
+ * @hash: open-addressing value -> index+1 table, @hash_mask + 1 slots
+ * @hash_mask: table size - 1
+ * @n_ev: EVs in @ev
+ * @n_rot: EVs in the rotation
+ * @cursor: next rotation position to consider
+ * @min_active: ev_min_active floor
+ * @n_planes: planes
+ * @always_skip_rounds: passes an ALWAYS_SKIP mark lasts
+ * @plane_up: bit p: plane p's port is up
+ * @room: bit p: the host has transmit room on plane p
+ * @reshuffle_pkts: picks between forced reshuffles (0: off)
+ * @picks: picks since the last reshuffle
+ * @last_pick: index returned by the last pick (-1: none)
+ * @probe_interval_ns: first probe delay
+ * @probe_max_ns: probe interval cap
+ * @probe_deadline: min next_probe_ns over probe-able EVs (cache)
+ * @floor_holds: demotions refused by the floor
+ * @reshuffles: rotation re-randomisations
+ * @plane: per-plane bookkeeping
+ * @rng: the connection's PRNG
+ * @evq: the connection's event queue
+ */
+struct mrc_ev_mgr {
+	struct mrc_ev_entry *ev;
+	u16 *rot;
+	u16 *hash;
+	u32 hash_mask;
+	u16 n_ev;
+	u16 n_rot;
+	u16 cursor;
+	u16 min_active;
+	u8 n_planes;
+	u8 always_skip_rounds;
+	u32 plane_up;
+	u32 room;
+	u32 reshuffle_pkts;
+	u32 picks;
+	int last_pick;
+	u64 probe_interval_ns;
+	u64 probe_max_ns;
+	u64 probe_deadline;
+	u64 floor_holds;
+	u64 reshuffles;
+	struct mrc_ev_plane plane[MRC_MAX_PLANES];
+	struct mrc_rng *rng;
+	struct mrc_evq *evq;
+};
+
+int mrc_ev_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
+		struct mrc_rng *rng, struct mrc_evq *evq);
+void mrc_ev_destroy(struct mrc_ev_mgr *m);
+int mrc_ev_find(const struct mrc_ev_mgr *m, u32 value);
+int mrc_ev_pick(struct mrc_ev_mgr *m, u64 now, int avoid);
+void mrc_ev_on_sent(struct mrc_ev_mgr *m, int idx);
+void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn);
+void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason);
+void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx);
+u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx);
+int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now);
+void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx);
+int mrc_ev_set_denied(struct mrc_ev_mgr *m, u64 now, int idx, bool denied);
+void mrc_ev_set_plane_up(struct mrc_ev_mgr *m, u64 now, u8 plane, bool up);
+void mrc_ev_set_room(struct mrc_ev_mgr *m, u32 mask);
+u32 mrc_ev_usable(const struct mrc_ev_mgr *m);
+void mrc_ev_get_info(const struct mrc_ev_mgr *m, int idx,
+		     struct mrc_ev_info *info);
+void mrc_ev_get_plane(const struct mrc_ev_mgr *m, u8 plane,
+		      struct mrc_plane_info *info);
+
+static inline bool mrc_ev_plane_usable(const struct mrc_ev_mgr *m, u8 plane)
+{
+	return ((m->plane_up & m->room) >> plane) & 1u;
+}
+
+#endif /* MRC_EV_H */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * mrc_platform.h - the only file of the protocol engine that knows where it runs.
+ *
+ * Every file under kmod/core/ includes this header and nothing else from the
+ * outside world: no kernel header, no libc header. The engine never touches
+ * sockets, skbs, timers or clocks; time is passed in by the caller and
+ * randomness comes from a per-connection PRNG seeded by the host. What is left
+ * for the host to supply is fixed-width types, memory, memcpy/memset and a log
+ * hook, provided here for two hosts:
+ *
+ *  - the kernel (mrc.ko), selected by __KERNEL__;
+ *  - userspace (unit tests, fuzzers, simulator), everything else.
+ */
+#ifndef MRC_PLATFORM_H
+#define MRC_PLATFORM_H
+
+#ifdef __KERNEL__
+
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/slab.h>
+#include <linux/printk.h>
+#include <linux/math64.h>
+
+/* Engine allocations happen in softirq context as well: never sleep. */
+static inline void *mrc_plat_zalloc(size_t size)
+{
+	return kzalloc(size, GFP_ATOMIC);
+}
+
+static inline void mrc_plat_free(void *p)
+{
+	kfree(p);
+}
+
+#define mrc_plat_log(fmt, ...) pr_debug("mrc core: " fmt, ##__VA_ARGS__)
+
+/* 64-bit division that also links on 32-bit kernels; @b != 0. */
+static inline u64 mrc_div64(u64 a, u64 b)
+{
+	return div64_u64(a, b);
+}
+
+#else /* userspace */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kernel's fixed-width names, from the compiler's own type macros. */
+typedef __UINT8_TYPE__ u8;
+typedef __UINT16_TYPE__ u16;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT64_TYPE__ u64;
+typedef __INT8_TYPE__ s8;
+typedef __INT16_TYPE__ s16;
+typedef __INT32_TYPE__ s32;
+typedef __INT64_TYPE__ s64;
+
+static inline void *mrc_plat_zalloc(size_t size)
+{
+	return calloc(1, size);
+}
+
+static inline void mrc_plat_free(void *p)
+{
+	free(p);
+}
+
+/* Quiet by default: the tests assert on state and events, not on log text. */
+#define mrc_plat_log(fmt, ...) do { } while (0)
+
+/* 64-bit division (the kernel branch uses div64_u64); @b != 0. */
+static inline u64 mrc_div64(u64 a, u64 b)
+{
+	return a / b;
+}
+
+#endif /* __KERNEL__ */
+
+#define mrc_memcpy(d, s, n) memcpy((d), (s), (n))
+#define mrc_memset(d, c, n) memset((d), (c), (n))
+
+#endif /* MRC_PLATFORM_H */

@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * mrc_req.c - the requester: messages out, SACK/NACK in.
+ *
+ * Messages are cut into MTU-sized WRITE packets on demand (at the moment a
+ * packet may leave), so a queued message costs one ring slot, not one entry
+ * per packet. Each PSN in flight has a struct mrc_tx_pkt in a ring indexed
+ * by psn & ring_mask; the ring is as large as the receive window, which
+ * the sender never exceeds, so it cannot overflow.
+ *
+ * Packet lifecycle (mrc.rst has the diagram):
+ *
+ *   FREE --send--> SENT --SACK bit--> SACKED --cumulative ack--> FREE
+ *                  SENT --cumulative ack--> FREE
+ *                  SENT --timeout | NACK TRIMMED | plane down--> LOST
+ *                  SENT --resource NACK--> SENT (nack_wait, delayed)
+ *                  LOST --retransmit on a fresh EV--> SENT
+ *                  LOST --SACK bit / cumulative ack--> SACKED / FREE
+ */
+#include "mrc_core.h"
+
+static struct mrc_tx_pkt *txp(const struct mrc_req *r, u32 psn)
+{
+	return &r->pkts[psn & r->ring_mask];
+}
+
+/* PSN is in [snd_una, snd_nxt). */
+static bool req_in_flight(const struct mrc_req *r, u32 psn)
+{
+	s32 a = mrc_psn_diff(psn, r->snd_una);
+
+	return a >= 0 && a < mrc_psn_diff(r->snd_nxt, r->snd_una);
+}
+
+/**
+ * mrc_req_init() - allocate the requester's rings.
+ * @c: connection with a validated cfg
+ *
+ * Return: MRC_OK or MRC_E_NOMEM.
+ */
+int mrc_req_init(struct mrc_conn *c)
+{
+	struct mrc_req *r = &c->req;
+	u32 size = 1;
+
+	while (size < c->cfg.mpr)
+		size <<= 1;
+	r->ring_mask = size - 1;
+	r->pkts = mrc_plat_zalloc(sizeof(*r->pkts) * size);
+	r->rtxq = mrc_plat_zalloc(sizeof(*r->rtxq) * size);
+	r->msg_cap = c->cfg.tx_max_msgs;
+	r->msgs = mrc_plat_zalloc(sizeof(*r->msgs) * r->msg_cap);
+	if (!r->pkts || !r->rtxq || !r->msgs) {
+		mrc_req_destroy(c);
+		return MRC_E_NOMEM;
+	}
+	r->snd_una = c->cfg.local_init_psn & MRC_PSN_MASK;
+	r->snd_nxt = r->snd_una;
+	r->send_wnd = c->cfg.mpr;
+	r->retry_left = c->cfg.retry_budget;
+	r->rto_deadline = MRC_NO_DEADLINE;
+	return MRC_OK;
+}
+
+/**
+ * mrc_req_destroy() - free the requester's rings.
+ * @c: connection
+ */
+void mrc_req_destroy(struct mrc_conn *c)
+{
+	struct mrc_req *r = &c->req;
+
+	mrc_plat_free(r->pkts);
+	mrc_plat_free(r->rtxq);
+	mrc_plat_free(r->msgs);
+	r->pkts = NULL;
+	r->rtxq = NULL;
+	r->msgs = NULL;
+}
+
+/**
+ * mrc_req_queue() - queue a message.
+ * @c: connection
+ * @len: bytes
+ * @imm: immediate data
+ * @has_imm: @imm is sent (WRITE_*_IMM)
+ * @cookie: host handle, returned in MRC_EVT_MSG_COMPLETED and tx descs
+ * @msn_out: if not NULL, the MSN given to the message
+ *
+ * Return: MRC_OK, MRC_E_AGAIN (ring full) or MRC_E_TOOBIG.
+ */
+int mrc_req_queue(struct mrc_conn *c, u32 len, u32 imm, bool has_imm,
+		  u64 cookie, u16 *msn_out)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_msg *m;
+	u32 npkts;
+
+	npkts = len ? (u32)mrc_div64((u64)len + c->cfg.mtu - 1, c->cfg.mtu) : 1;
+	if (npkts > MRC_MSG_PKTS_MAX)
+		return MRC_E_TOOBIG;
+	if (r->msg_count >= r->msg_cap)
+		return MRC_E_AGAIN;
+	m = &r->msgs[(r->msg_head + r->msg_count) % r->msg_cap];
+	mrc_memset(m, 0, sizeof(*m));
+	m->cookie = cookie;
+	m->len = len;
+	m->imm = imm;
+	m->has_imm = has_imm;
+	m->npkts = npkts;
+	m->msn = r->next_msn++;
+	r->msg_count++;
+	if (msn_out)
+		*msn_out = m->msn;
+	return MRC_OK;
+}
+
+static u64 req_rto(const struct mrc_conn *c, u8 timeouts)
+{
+	const struct mrc_req *r = &c->req;
+	u64 base = c->rto_base_ns;
+	u32 shift = 0;
+
+	/* The configured RTO is a floor: never time out faster than the path. */
+	if (r->srtt_ns && r->srtt_ns + 4 * r->rttvar_ns > base)
+		base = r->srtt_ns + 4 * r->rttvar_ns;
+	/* The first rto_linear_retries retransmissions wait the base RTO too. */
+	if (timeouts > c->cfg.rto_linear_retries) {
+		shift = timeouts - c->cfg.rto_linear_retries;
+		if (shift > c->cfg.rto_max_backoff)
+			shift = c->cfg.rto_max_backoff;
+	}
+	return base << shift;
+}
+
+static void rtxq_rebuild(struct mrc_req *r)
+{
+	u32 psn;
+
+	r->rtxq_head = 0;
+	r->rtxq_count = 0;
+	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1))
+		if (txp(r, psn)->state == MRC_TXP_LOST)
+			r->rtxq[r->rtxq_count++] = psn;
+}
+
+/* @psn was SENT: it is lost now and waits for a retransmission. */
+static void req_mark_lost(struct mrc_req *r, u32 psn, u8 cause)
+{
+	struct mrc_tx_pkt *p = txp(r, psn);
+
+	p->state = MRC_TXP_LOST;
+	p->rtx_cause = cause;
+	p->nack_wait = 0;
+	r->inflight_bytes -= p->len;
+	r->inflight_pkts--;
+	if (r->rtxq_count > r->ring_mask) {
+		/* Only stale entries can fill it: rebuild from the ring. */
+		rtxq_rebuild(r);
+		return;
+	}
+	r->rtxq[(r->rtxq_head + r->rtxq_count) & r->ring_mask] = psn;
+	r->rtxq_count++;
+}
+
+static bool req_cwnd_ok(const struct mrc_conn *c, u32 len)
+{
+	const struct mrc_req *r = &c->req;
+
+	return !r->inflight_bytes ||
+	       (u64)r->inflight_bytes + len <= mrc_cc_cwnd(&c->cc);
+}
+
+static u8 req_opcode(const struct mrc_tx_msg *m, u32 seg)
+{
+	if (m->npkts == 1)
+		return m->has_imm ? MRC_OP_WRITE_ONLY_IMM : MRC_OP_WRITE_ONLY;
+	if (!seg)
+		return MRC_OP_WRITE_FIRST;
+	if (seg == m->npkts - 1)
+		return m->has_imm ? MRC_OP_WRITE_LAST_IMM : MRC_OP_WRITE_LAST;
+	return MRC_OP_WRITE_MIDDLE;
+}
+
+/* Fill @d for a (re)transmission of @psn on EV @ev_idx and account it. */
+static void req_emit(struct mrc_conn *c, u64 now, u32 psn, int ev_idx,
+		     bool rtx, bool ack_req, struct mrc_tx_desc *d)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p = txp(r, psn);
+	const struct mrc_tx_msg *m = &r->msgs[p->msg_slot];
+	struct mrc_pkt *k = &d->pkt;
+	u64 dl;
+
+	mrc_memset(d, 0, sizeof(*d));
+	d->kind = MRC_TX_DATA;
+	d->ev = c->evm.ev[ev_idx].value;
+	d->plane = mrc_ev_plane(d->ev);
+	d->cookie = m->cookie;
+	d->msn = m->msn;
+	d->msg_offset = p->offset;
+	d->payload_len = p->len;
+	d->rtx = rtx;
+	k->bth.opcode = p->opcode;
+	k->bth.pad_cnt = mrc_pad_for(p->len);
+	k->bth.tver = MRC_TVER;
+	k->bth.pkey = c->cfg.pkey;
+	k->bth.dest_qp = c->cfg.peer_qpn;
+	k->bth.ack_req = ack_req;
+	k->bth.rtx = rtx;
+	k->bth.ts = !!c->cfg.use_tseth;
+	k->bth.psn = psn;
+	k->meth.msn = m->msn;
+	k->meth.rqmsn = r->msgs[r->msg_head].msn;
+	k->tseth.tx_ts = mrc_ts16(now);
+	k->reth.va = p->offset;
+	k->reth.rkey = c->cfg.rkey;
+	k->reth.dma_len = m->len;
+	if (mrc_op_has_imm(p->opcode))
+		k->imm = m->imm;
+	k->payload_len = p->len;
+
+	p->tx_ns = now;
+	p->tx_ts = k->tseth.tx_ts;
+	p->ev_idx = (u16)ev_idx;
+	if (p->tries < 0xff)
+		p->tries++;
+	p->state = MRC_TXP_SENT;
+	p->nack_wait = 0;
+	p->sampled = 0;
+	dl = now + req_rto(c, p->timeouts);
+	p->deadline_ns = dl;
+	if (dl < r->rto_deadline)
+		r->rto_deadline = dl;
+	r->inflight_bytes += p->len;
+	r->inflight_pkts++;
+	mrc_ev_on_sent(&c->evm, ev_idx);
+	c->st.tx_data_pkts++;
+	c->st.tx_data_bytes += p->len;
+}
+
+static int req_send_probe(struct mrc_conn *c, u64 now, int idx,
+			  struct mrc_tx_desc *d)
+{
+	struct mrc_pkt *k = &d->pkt;
+	struct mrc_event ev;
+
+	mrc_memset(d, 0, sizeof(*d));
+	d->kind = MRC_TX_PROBE;
+	d->ev = c->evm.ev[idx].value;
+	d->plane = mrc_ev_plane(d->ev);
+	k->bth.opcode = MRC_OP_PROBE;
+	k->bth.tver = MRC_TVER;
+	k->bth.pkey = c->cfg.pkey;
+	k->bth.dest_qp = c->cfg.peer_qpn;
+	k->bth.psn = c->req.snd_nxt;	/* carried, not consumed */
+	k->probe.probe_id = (u16)idx;
+	k->probe.src_conn = c->cfg.local_conn_id;
+	k->probe.dst_conn = c->cfg.peer_conn_id;
+	k->probe.tx_ts = mrc_ts16(now);
+	k->probe.ev = d->ev;
+	mrc_ev_probe_sent(&c->evm, now, idx);
+	c->st.tx_probes++;
+	mrc_memset(&ev, 0, sizeof(ev));
+	ev.type = MRC_EVT_PROBE_SENT;
+	ev.time_ns = now;
+	ev.u.probe.ev = d->ev;
+	ev.u.probe.probe_id = (u16)idx;
+	mrc_evq_push(&c->evq, &ev);
+	return MRC_OK;
+}
+
+static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p;
+	u32 psn;
+	int ev;
+
+	while (r->rtxq_count) {
+		psn = r->rtxq[r->rtxq_head];
+		p = txp(r, psn);
+		if (!req_in_flight(r, psn) || p->state != MRC_TXP_LOST) {
+			r->rtxq_head = (r->rtxq_head + 1) & r->ring_mask;
+			r->rtxq_count--;
+			continue;
+		}
+		if (!req_cwnd_ok(c, p->len))
+			return MRC_E_AGAIN;
+		/* A fresh EV: never the one the packet was lost on. */
+		ev = mrc_ev_pick(&c->evm, now, p->ev_idx);
+		if (ev < 0)
+			return MRC_E_AGAIN;
+		r->rtxq_head = (r->rtxq_head + 1) & r->ring_mask;
+		r->rtxq_count--;
+		c->st.tx_rtx_pkts++;
+		if (p->rtx_cause == MRC_RTX_TIMEOUT)
+			c->st.tx_rtx_timeout++;
+		else if (p->rtx_cause == MRC_RTX_NACK)
+			c->st.tx_rtx_nack++;
+		else
+			c->st.tx_rtx_plane_down++;
+		req_emit(c, now, psn, ev, true, true, d);
+		return MRC_OK;
+	}
+	return MRC_E_STALE;	/* nothing to retransmit */
+}
+
+static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_msg *m;
+	struct mrc_tx_pkt *p;
+	u32 slot, off, len, psn;
+	bool last, full;
+	int ev;
+
+	if (r->msg_seg >= r->msg_count)
+		return MRC_E_AGAIN;
+	/* Receiver window: PSNs cack+1 .. cack+MPR-1, cack = snd_una - 1. */
+	if (mrc_psn_diff(r->snd_nxt, r->snd_una) + 1 >= (s32)r->send_wnd)
+		return MRC_E_AGAIN;
+	slot = (r->msg_head + r->msg_seg) % r->msg_cap;
+	m = &r->msgs[slot];
+	off = m->seg_pkts * c->cfg.mtu;
+	len = m->len - off < c->cfg.mtu ? m->len - off : c->cfg.mtu;
+	if (!req_cwnd_ok(c, len))
+		return MRC_E_AGAIN;
+	ev = mrc_ev_pick(&c->evm, now, -1);
+	if (ev < 0)
+		return MRC_E_AGAIN;
+	psn = r->snd_nxt;
+	p = txp(r, psn);
+	mrc_memset(p, 0, sizeof(*p));
+	p->offset = off;
+	p->len = len;
+	p->msg_slot = (u16)slot;
+	p->opcode = req_opcode(m, m->seg_pkts);
+	if (!m->seg_pkts)
+		m->first_psn = psn;
+	m->seg_pkts++;
+	last = m->seg_pkts == m->npkts;
+	if (last)
+		r->msg_seg++;
+	r->snd_nxt = mrc_psn_add(psn, 1);
+	/* Ask for a SACK at message ends and when this fills a window. */
+	full = (u64)r->inflight_bytes + 2ull * len >= mrc_cc_cwnd(&c->cc) ||
+	       mrc_psn_diff(r->snd_nxt, r->snd_una) + 1 >= (s32)r->send_wnd;
+	req_emit(c, now, psn, ev, false, last || full, d);
+	return MRC_OK;
+}
+
+/**
+ * mrc_req_poll_tx() - the requester's next packet.
+ * @c: connection
+ * @now: current time
+ * @d: filled on success
+ *
+ * Order: due probes, then retransmissions (fresh EV, within the window),
+ * then new data (within the receiver window and the congestion window).
+ *
+ * Return: MRC_OK with @d filled, or MRC_E_AGAIN.
+ */
+int mrc_req_poll_tx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
+{
+	int idx, rc;
+
+	idx = mrc_ev_probe_due(&c->evm, now);
+	if (idx >= 0)
+		return req_send_probe(c, now, idx, d);
+	rc = req_send_rtx(c, now, d);
+	if (rc != MRC_E_STALE)
+		return rc;
+	return req_send_new(c, now, d);
+}
+
+static void req_rtt_sample(struct mrc_conn *c, u64 now, u64 rtt, u32 ev,
+			   u32 psn)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_event e;
+	u64 delta;
+
+	if (!r->srtt_ns) {
+		r->srtt_ns = rtt;
+		r->rttvar_ns = rtt / 2;
+	} else {
+		delta = r->srtt_ns > rtt ? r->srtt_ns - rtt : rtt - r->srtt_ns;
+		r->rttvar_ns = (3 * r->rttvar_ns + delta) / 4;
+		r->srtt_ns = (7 * r->srtt_ns + rtt) / 8;
+	}
+	if (!r->srtt_ns)
+		r->srtt_ns = 1;
+	if (!r->min_rtt_ns || rtt < r->min_rtt_ns)
+		r->min_rtt_ns = rtt;
+	mrc_memset(&e, 0, sizeof(e));
+	e.type = MRC_EVT_RTT_SAMPLE;
+	e.time_ns = now;
+	e.u.rtt.rtt_ns = rtt;
+	e.u.rtt.srtt_ns = r->srtt_ns;
+	e.u.rtt.ev = ev;
+	e.u.rtt.psn = psn;
+	mrc_evq_push(&c->evq, &e);
+}
+
+/* RTT of the SACK's trigger packet: Karn's rule, or an exact TSETH match. */
+static u64 req_sack_rtt(struct mrc_conn *c, u64 now, const struct mrc_sack *s,
+			u32 *ev_out, u32 *psn_out)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p;
+	u32 psn;
+
+	if (s->pr)
+		return 0;
+	psn = mrc_sack_trigger_psn(s);
+	if (!req_in_flight(r, psn))
+		return 0;
+	p = txp(r, psn);
+	if (p->state == MRC_TXP_FREE || p->state == MRC_TXP_LOST || p->sampled ||
+	    now < p->tx_ns)
+		return 0;
+	if (p->tries > 1 && !(c->cfg.use_tseth && p->tx_ts == s->cc.echoed_ts))
+		return 0;
+	p->sampled = 1;
+	*ev_out = c->evm.ev[p->ev_idx].value;
+	*psn_out = psn;
+	return now - p->tx_ns ? now - p->tx_ns : 1;
+}
+
+/* Acknowledge one PSN (cumulatively or selectively). Return bytes newly acked. */
+static u32 req_ack_one(struct mrc_conn *c, u32 psn, bool cumulative)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p = txp(r, psn);
+	u32 bytes = 0;
+
+	if (p->state == MRC_TXP_SENT) {
+		r->inflight_bytes -= p->len;
+		r->inflight_pkts--;
+		bytes = p->len ? p->len : 1;
+	} else if (p->state == MRC_TXP_LOST) {
+		bytes = p->len ? p->len : 1;
+	}
+	if (cumulative)
+		p->state = MRC_TXP_FREE;
+	else if (p->state != MRC_TXP_FREE)
+		p->state = MRC_TXP_SACKED;
+	return bytes;
+}
+
+static void req_update_wnd(struct mrc_conn *c, u8 mpr)
+{
+	u32 w = (u32)mpr * MRC_MPR_UNIT;
+
+	if (!w)
+		return;
+	c->req.send_wnd = w < c->cfg.mpr ? w : c->cfg.mpr;
+}
+
+/**
+ * mrc_req_on_sack() - process a SACK.
+ * @c: connection
+ * @now: current time
+ * @s: decoded SACK
+ *
+ * Cumulative ack, then the bitmap (base cack + sack_offset), then the EV
+ * feedback (ECN summary -> SKIP, pr=1 -> probe answered), the RTT sample
+ * and the congestion control. Any newly acknowledged PSN refills the
+ * retry budget.
+ *
+ * Return: MRC_OK, MRC_E_STALE (other connection) or MRC_E_PROTO (acks
+ * PSNs never sent).
+ */
+int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_cc_ack a;
+	u32 acked = 0, ev_val = 0, spsn = 0, psn, base, cack;
+	struct mrc_event e;
+	s32 adv;
+	u64 rtt;
+	int idx, i;
+
+	if (s->dst_conn != c->cfg.local_conn_id) {
+		c->st.rx_stale++;
+		return MRC_E_STALE;
+	}
+	cack = s->cack_psn & MRC_PSN_MASK;
+	adv = mrc_psn_diff(mrc_psn_add(cack, 1), r->snd_una);
+	if (adv > mrc_psn_diff(r->snd_nxt, r->snd_una)) {
+		c->st.rx_proto_err++;
+		return MRC_E_PROTO;
+	}
+	c->st.rx_sacks++;
+	rtt = req_sack_rtt(c, now, s, &ev_val, &spsn);
+	for (; adv > 0; adv--) {
+		acked += req_ack_one(c, r->snd_una, true);
+		r->snd_una = mrc_psn_add(r->snd_una, 1);
+	}
+	base = mrc_psn_add(cack, s->sack_offset);
+	for (i = 0; i < MRC_SACK_BITS; i++) {
+		if (!((s->bitmap >> i) & 1))
+			continue;
+		psn = mrc_psn_add(base, (u32)i);
+		if (req_in_flight(r, psn))
+			acked += req_ack_one(c, psn, false);
+	}
+	req_update_wnd(c, s->mpr);
+	if (acked)
+		r->retry_left = c->cfg.retry_budget;
+	idx = mrc_ev_find(&c->evm, s->ev);
+	if (idx < 0) {
+		c->st.rx_stale++;
+	} else if (s->pr) {
+		if (idx == s->ack_psn_off) {
+			mrc_memset(&e, 0, sizeof(e));
+			e.type = MRC_EVT_PROBE_ANSWERED;
+			e.time_ns = now;
+			e.u.probe.ev = s->ev;
+			e.u.probe.probe_id = (u16)idx;
+			e.u.probe.rtt_ns = mrc_ev_probe_answered(&c->evm, now, idx);
+			mrc_evq_push(&c->evq, &e);
+		} else {
+			c->st.rx_stale++;
+		}
+	} else {
+		mrc_ev_on_sack(&c->evm, now, idx, s->ecn);
+	}
+	if (rtt)
+		req_rtt_sample(c, now, rtt, ev_val, spsn);
+	mrc_memset(&a, 0, sizeof(a));
+	a.now = now;
+	a.acked_bytes = acked;
+	a.rtt_ns = rtt;
+	a.ecn = s->pr ? MRC_ECN_NONE : s->ecn;
+	a.rwnd_penalty = s->cc.rwnd_penalty;
+	a.restore = s->cc.restore_cwnd;
+	a.inflight = r->inflight_bytes;
+	mrc_cc_on_ack(&c->cc, &a);
+	return MRC_OK;
+}
+
+/**
+ * mrc_req_on_nack() - process a NACK.
+ * @c: connection
+ * @now: current time
+ * @n: decoded NACK
+ *
+ * TRIMMED / TRIMMED_LASTHOP: fast retransmit (no timeout) on a fresh EV;
+ * only TRIMMED penalises the EV. NO_BITMAP / NO_PKT_BUFFER / NO_RESOURCE /
+ * PSN_OOR_WINDOW: the receiver is short of resources: retransmit after one
+ * base RTO, no EV penalty, no retry budget. UNEXP_EVENT: connection error.
+ * The packet is only acted on if the NACK names its latest transmission
+ * (same EV) and it is still SENT.
+ *
+ * Return: MRC_OK, MRC_E_STALE or MRC_E_CONN.
+ */
+int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p = NULL;
+	u32 psn = n->nack_psn & MRC_PSN_MASK;
+	int idx;
+
+	if (n->dst_conn != c->cfg.local_conn_id) {
+		c->st.rx_stale++;
+		return MRC_E_STALE;
+	}
+	c->st.rx_nacks++;
+	req_update_wnd(c, n->mpr);
+	if (n->reason == MRC_NACK_UNEXP_EVENT) {
+		mrc_conn_fail(c, MRC_CONN_ERR_PEER);
+		return MRC_E_CONN;
+	}
+	idx = mrc_ev_find(&c->evm, n->ev);
+	if (idx >= 0)
+		mrc_ev_on_nack(&c->evm, now, idx, n->reason);
+	if (req_in_flight(r, psn))
+		p = txp(r, psn);
+	if (!p || p->state != MRC_TXP_SENT || idx != p->ev_idx || p->nack_wait) {
+		c->st.rx_stale++;
+		return MRC_E_STALE;
+	}
+	switch (n->reason) {
+	case MRC_NACK_TRIMMED:
+	case MRC_NACK_TRIMMED_LASTHOP:
+		mrc_cc_on_nack(&c->cc, now, n->reason, p->len);
+		req_mark_lost(r, psn, MRC_RTX_NACK);
+		return MRC_OK;
+	case MRC_NACK_NO_BITMAP:
+	case MRC_NACK_NO_PKT_BUFFER:
+	case MRC_NACK_NO_RESOURCE:
+	case MRC_NACK_PSN_OOR_WINDOW:
+		mrc_cc_on_nack(&c->cc, now, n->reason, p->len);
+		p->nack_wait = 1;
+		p->deadline_ns = now + c->rto_base_ns;
+		if (p->deadline_ns < r->rto_deadline)
+			r->rto_deadline = p->deadline_ns;
+		return MRC_OK;
+	default:
+		c->st.rx_stale++;
+		return MRC_E_STALE;
+	}
+}
+
+/**
+ * mrc_req_on_timer() - expire retransmit deadlines.
+ * @c: connection
+ * @now: current time
+ *
+ * Each SENT packet past its deadline is lost: its EV is reported silent
+ * (-> ASSUMED_BAD), one unit of the retry budget goes, and it waits for a
+ * retransmission with its backoff advanced. A timeout with the budget at
+ * zero fails the connection. The congestion control hears about a pass
+ * with timeouts once.
+ */
+void mrc_req_on_timer(struct mrc_conn *c, u64 now)
+{
+	struct mrc_req *r = &c->req;
+	u64 next = MRC_NO_DEADLINE;
+	struct mrc_tx_pkt *p;
+	bool any = false;
+	u32 psn;
+
+	if (now < r->rto_deadline)
+		return;
+	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
+		p = txp(r, psn);
+		if (p->state != MRC_TXP_SENT)
+			continue;
+		if (p->deadline_ns > now) {
+			if (p->deadline_ns < next)
+				next = p->deadline_ns;
+			continue;
+		}
+		if (p->nack_wait) {
+			req_mark_lost(r, psn, MRC_RTX_NACK);
+			continue;
+		}
+		c->st.timeouts++;
+		if (!r->retry_left) {
+			mrc_conn_fail(c, MRC_CONN_ERR_RETRY);
+			return;
+		}
+		r->retry_left--;
+		if (p->timeouts < 0xff)
+			p->timeouts++;
+		mrc_ev_on_timeout(&c->evm, now, p->ev_idx);
+		req_mark_lost(r, psn, MRC_RTX_TIMEOUT);
+		any = true;
+	}
+	r->rto_deadline = next;
+	if (any)
+		mrc_cc_on_timeout(&c->cc, now);
+}
+
+/**
+ * mrc_req_plane_down() - re-send what is in flight on a dead plane.
+ * @c: connection
+ * @plane: the plane that went down
+ *
+ * Packets SENT on the plane are declared lost at once (no timeout, no EV
+ * penalty, no retry budget) and retransmitted on the other planes.
+ */
+void mrc_req_plane_down(struct mrc_conn *c, u8 plane)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p;
+	u32 psn;
+
+	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
+		p = txp(r, psn);
+		if (p->state == MRC_TXP_SENT &&
+		    c->evm.ev[p->ev_idx].plane == plane)
+			req_mark_lost(r, psn, MRC_RTX_PLANE_DOWN);
+	}
+}
+
+/**
+ * mrc_req_deadline() - the requester's next timer deadline.
+ * @c: connection
+ *
+ * Return: earliest retransmit deadline (possibly early: a wake-up that
+ * finds nothing due just recomputes it), or MRC_NO_DEADLINE.
+ */
+u64 mrc_req_deadline(const struct mrc_conn *c)
+{
+	return c->req.inflight_pkts ? c->req.rto_deadline : MRC_NO_DEADLINE;
+}
+
+/**
+ * mrc_req_poll_completion() - the oldest message, if fully acknowledged.
+ * @c: connection
+ * @ev: filled with MRC_EVT_MSG_COMPLETED
+ *
+ * Return: true if @ev was filled (the message leaves the ring).
+ */
+bool mrc_req_poll_completion(struct mrc_conn *c, struct mrc_event *ev)
+{
+	struct mrc_req *r = &c->req;
+	const struct mrc_tx_msg *m;
+	u32 last;
+
+	if (!r->msg_seg)
+		return false;
+	m = &r->msgs[r->msg_head];
+	last = mrc_psn_add(m->first_psn, m->npkts - 1);
+	if (!mrc_psn_before(last, r->snd_una))
+		return false;
+	mrc_memset(ev, 0, sizeof(*ev));
+	ev->type = MRC_EVT_MSG_COMPLETED;
+	ev->time_ns = c->now;
+	ev->u.msg.cookie = m->cookie;
+	ev->u.msg.msn = m->msn;
+	ev->u.msg.len = m->len;
+	ev->u.msg.imm = m->imm;
+	ev->u.msg.has_imm = m->has_imm;
+	r->msg_head = (r->msg_head + 1) % r->msg_cap;
+	r->msg_count--;
+	r->msg_seg--;
+	c->st.tx_msgs_completed++;
+	return true;
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mrc_impl.h - internal declarations shared by the files of mrc.ko.
+ *
+ * Locking strategy
+ * ================
+ * Objects and who owns them:
+ *
+ *  - struct mrc_net: one per network namespace, created and destroyed by the
+ *    pernet operations (mrc_net.c). It lives as long as the namespace; a
+ *    socket pins its namespace through sk->sk_net, so a socket never sees
+ *    its mrc_net go away.
+ *
+ *  - mrc_net.bind_lock (spinlock, BH-safe): protects mrc_net.bind_hash and
+ *    mrc_sock.bound/mrc_sock.port while they are linked. Taken in process
+ *    context only today (bind, release); lookups from the receive softirq
+ *    will use RCU over the same hlist, which is why entries are added with
+ *    hlist_add_head_rcu() and freed only after an RCU grace period
+ *    (SOCK_RCU_FREE).
+ *
+ *  - The socket lock (lock_sock) serialises every operation on one socket
+ *    issued from process context (bind, release, getsockname). Lock order:
+ *    socket lock, then mrc_net.bind_lock. Nothing takes them the other way.
+ *
+ *  - Counters in struct mrc_net are atomic64_t: updated from any context
+ *    without a lock, read racily for reporting (a snapshot, not a
+ *    transaction).
+ *
+ * The datapath (connections, see mrc_conn_k.c, mrc_udp.c) adds:
+ *
+ *  - mrc_sock.lock (spinlock, BH-safe), "the connection lock": protects the
+ *    protocol engine (mrc_sock.conn) and everything the datapath shares
+ *    between process context, the UDP receive softirq and the hrtimer
+ *    softirq: state, handshake fields, the send ring (txm), the receive
+ *    slots (rxm), the delivered-message queue (rxq) and its byte counts,
+ *    the accept queue of a listener. Every engine call is made with it held
+ *    (spin_lock_bh() in process context, spin_lock() in softirq), and the
+ *    host contract (drain poll_tx, drain poll_event, re-arm the timer) is
+ *    completed before it is dropped. skbs built while it is held are only
+ *    transmitted after it is dropped (a local sk_buff_head), so the
+ *    transmit path never runs under it.
+ *
+ *  - mrc_net.conn_lock (spinlock, BH-safe): protects the QPN hash (demux
+ *    key of every received packet) and the peer hash (duplicate connect
+ *    requests). Readers (receive softirq) walk them under RCU only; the
+ *    objects are sockets with SOCK_RCU_FREE, so a reader that found one can
+ *    always take its connection lock and then checks mrc_sock.dead.
+ *
+ *  - mrc_net.udp_mutex (mutex, process context only): creation of the
+ *    per-namespace UDP socket on first use.
+ *
+ *  - Lock order: socket lock (lock_sock) -> mrc_sock.lock of a listener ->
+ *    mrc_sock.lock of a child -> mrc_net.conn_lock / mrc_net.bind_lock.
+ *    The receive path takes at most one connection lock at a time except
+ *    when a connect request creates a child (listener lock, then the child
+ *    lock of a socket nobody else can see yet).
+ *
+ *  - Softirq context: the UDP encap_rcv callback (mrc_udp_rcv()) and the
+ *    per-connection hrtimer (HRTIMER_MODE_ABS_SOFT). Process context:
+ *    socket calls. Both may free a connection's engine; teardown marks the
+ *    socket dead under its lock first, so nobody re-arms the timer, and
+ *    only then cancels it (hrtimer_cancel() outside the lock).
+ *
+ * Nothing in the module sleeps with a spinlock held; nothing allocates with
+ * GFP_KERNEL in softirq context: softirq allocations (the engine, receive
+ * buffers, child sockets, skbs) are GFP_ATOMIC and a failure drops the
+ * packet (counted) for the peer to retransmit.
+ */
+#ifndef MRC_IMPL_H
+#define MRC_IMPL_H
+
+#include <linux/atomic.h>
+#include <linux/hashtable.h>
+#include <linux/hrtimer.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/uio.h>
+#include <net/dst_cache.h>
+#include <net/sock.h>
+#include <linux/mrc.h>
+
+#include "core/mrc_engine.h"
+
+#undef pr_fmt
+#define pr_fmt(fmt) "mrc: " fmt
+
+#define MRC_BIND_HASH_BITS	6
+#define MRC_CONN_HASH_BITS	8
+
+/**
+ * enum mrc_net_counter - per-namespace counters shown in /proc/net/mrc
+ * @MRC_CNT_SOCK_CREATED:  sockets created
+ * @MRC_CNT_SOCK_RELEASED: sockets released
+ * @MRC_CNT_BIND_OK:       successful bind() calls
+ * @MRC_CNT_BAD_ADDR:      bind() rejected: short, wrong family, reserved bits
+ * @MRC_CNT_ADDR_NOTAVAIL: bind() rejected: address not local
+ * @MRC_CNT_ADDR_INUSE:    bind() rejected: service id already bound
+ * @MRC_CNT_BAD_SOCKET:    socket() rejected: wrong type or protocol
+ * @MRC_CNT_RX_PKTS:       UDP datagrams handed to mrc.ko
+ * @MRC_CNT_RX_TRUNC:      dropped: shorter than the headers (or UDP length
+ *                         inconsistent)
+ * @MRC_CNT_RX_BAD_ICRC:   dropped: ICRC mismatch
+ * @MRC_CNT_RX_BAD_OPCODE: dropped: opcode not defined by MRC 1.0
+ * @MRC_CNT_RX_BAD_HDR:    dropped: any other decoder rejection (reserved
+ *                         bits, flags, padding, RETH, length, wrong QP)
+ * @MRC_CNT_RX_UNKNOWN_QPN: dropped: no connection has BTH.dest_qp
+ * @MRC_CNT_RX_WRONG_SRC:  dropped: source address is not the peer's
+ * @MRC_CNT_RX_NOT_READY:  dropped: connection not established (yet/any more)
+ * @MRC_CNT_RX_STALE:      ignored by the engine: wrong connection id, old
+ *                         PSN, unknown EV
+ * @MRC_CNT_RX_PROTO:      rejected by the engine as a protocol violation
+ * @MRC_CNT_RX_OOW:        data outside the receive window
+ * @MRC_CNT_RX_DUP:        duplicate data (re-acknowledged, not re-placed)
+ * @MRC_CNT_RX_NOBUF:      data refused for SO_RCVBUF (answered with a NACK
+ *                         NO_RESOURCE: the sender retries, no penalty)
+ * @MRC_CNT_RX_BAD_HS:     handshake packet that matches nothing or fails a
+ *                         check (token, ids, source, state)
+ * @MRC_CNT_RX_NOMEM:      dropped: GFP_ATOMIC allocation failed
+ * @MRC_CNT_TX_PKTS:       packets sent
+ * @MRC_CNT_TX_ERR:        packets lost to an allocation or output error
+ * @MRC_CNT_TX_NOROUTE:    packets without a route
+ * @MRC_CNT_CONN_REQ_SENT: connect requests sent (first transmissions)
+ * @MRC_CNT_CONN_REQ_RTX:  connect requests retransmitted
+ * @MRC_CNT_CONN_RESP_SENT: connect responses (accepts) sent, repeats incl.
+ * @MRC_CNT_CONN_REFUSED:  connect requests rejected (no listener)
+ * @MRC_CNT_CONN_BACKLOG:  connect requests dropped: accept queue full
+ * @MRC_CNT_CONN_ESTAB:    connections established (both sides count)
+ * @MRC_CNT_CONN_TIMEDOUT: connect attempts that timed out
+ * @MRC_CNT_CONN_FAILED:   established connections that failed (engine
+ *                         error, peer reset)
+ * @MRC_CNT_CONN_CLOSED:   connections torn down (any reason)
+ * @__MRC_CNT_MAX:         number of counters
+ */
+enum mrc_net_counter {
+	MRC_CNT_SOCK_CREATED,
+	MRC_CNT_SOCK_RELEASED,
+	MRC_CNT_BIND_OK,
+	MRC_CNT_BAD_ADDR,
+	MRC_CNT_ADDR_NOTAVAIL,
+	MRC_CNT_ADDR_INUSE,
+	MRC_CNT_BAD_SOCKET,
+	/* receive path: every packet on the UDP socket ends in one of these */
+	MRC_CNT_RX_PKTS,
+	MRC_CNT_RX_TRUNC,
+	MRC_CNT_RX_BAD_ICRC,
+	MRC_CNT_RX_BAD_OPCODE,
+	MRC_CNT_RX_BAD_HDR,
+	MRC_CNT_RX_UNKNOWN_QPN,
+	MRC_CNT_RX_WRONG_SRC,
+	MRC_CNT_RX_NOT_READY,
+	MRC_CNT_RX_STALE,
+	MRC_CNT_RX_PROTO,
+	MRC_CNT_RX_OOW,
+	MRC_CNT_RX_DUP,
+	MRC_CNT_RX_NOBUF,
+	MRC_CNT_RX_BAD_HS,
+	MRC_CNT_RX_NOMEM,
+	/* transmit path */
+	MRC_CNT_TX_PKTS,
+	MRC_CNT_TX_ERR,
+	MRC_CNT_TX_NOROUTE,
+	/* connections */
+	MRC_CNT_CONN_REQ_SENT,
+	MRC_CNT_CONN_REQ_RTX,
+	MRC_CNT_CONN_RESP_SENT,
+	MRC_CNT_CONN_REFUSED,
+	MRC_CNT_CONN_BACKLOG,
+	MRC_CNT_CONN_ESTAB,
+	MRC_CNT_CONN_TIMEDOUT,
+	MRC_CNT_CONN_FAILED,
+	MRC_CNT_CONN_CLOSED,
+	__MRC_CNT_MAX,
+};
+
+/**
+ * struct mrc_net - per network namespace state of mrc.ko
+ * @bind_lock:  protects @bind_hash, @nbound and the bind fields of sockets
+ * @bind_hash:  bound sockets hashed by service id
+ * @nbound:     number of sockets in @bind_hash
+ * @nsocks:     live AF_MRC sockets in this namespace
+ * @next_port:  where the next ephemeral service id search starts
+ * @counters:   event counters, see enum mrc_net_counter
+ * @udp_mutex:  serialises creation of @udp_sock
+ * @udp_sock:   the namespace's UDP socket (port MRC_UDP_PORT), created on
+ *              first connect()/listen(), released with the namespace
+ * @conn_lock:  protects @qpn_hash, @peer_hash, @nconns (writers)
+ * @qpn_hash:   sockets by local QPN (RCU readers: the receive path)
+ * @peer_hash:  accepted sockets by (peer address, peer QPN)
+ * @nconns:     sockets in @qpn_hash
+ */
+struct mrc_net {
+	spinlock_t bind_lock;	/* see the locking strategy above */
+	DECLARE_HASHTABLE(bind_hash, MRC_BIND_HASH_BITS);
+	u32 nbound;
+	atomic_t nsocks;
+	u16 next_port;
+	atomic64_t counters[__MRC_CNT_MAX];
+	struct mutex udp_mutex;	/* see the locking strategy above */
+	struct socket *udp_sock;
+	spinlock_t conn_lock;	/* see the locking strategy above */
+	DECLARE_HASHTABLE(qpn_hash, MRC_CONN_HASH_BITS);
+	DECLARE_HASHTABLE(peer_hash, MRC_CONN_HASH_BITS);
+	u32 nconns;
+};
+
+/**
+ * enum mrc_sock_state - mrc_sock.state
+ * @MRC_ST_CLOSED:      not connected (fresh, refused, torn down)
+ * @MRC_ST_LISTEN:      listen() called
+ * @MRC_ST_CONNECTING:  connect request sent, no response yet
+ * @MRC_ST_ESTABLISHED: engine running
+ * @MRC_ST_FAILED:      the connection failed; sk_err holds why
+ */
+enum mrc_sock_state {
+	MRC_ST_CLOSED,
+	MRC_ST_LISTEN,
+	MRC_ST_CONNECTING,
+	MRC_ST_ESTABLISHED,
+	MRC_ST_FAILED,
+};
+
+/* Handshake: connect request retransmission and give-up. */
+#define MRC_HS_RTO_MS		100
+#define MRC_HS_RTO_MAX_MS	1000
+#define MRC_HS_TRIES		8
+/* Close notification: tries. */
+#define MRC_CLOSE_TRIES		3
+
+/* Per-socket default buffer sizes when the sysctls are smaller. */
+#define MRC_DEF_SNDBUF		(4 << 20)
+#define MRC_DEF_RCVBUF		(4 << 20)
+
+/**
+ * struct mrc_msgbuf - kernel copy of one message, an array of pages
+ * @node:     link in mrc_sock.rxq once delivered
+ * @len:      message length in bytes
+ * @msn:      message sequence number
+ * @charge:   bytes charged to the socket (sk_wmem_queued or rcv accounting)
+ * @npages:   pages the message spans
+ * @nchunks:  entries of @chunks
+ * @chunks:   @npages page pointers in chunks of MRC_MB_CHUNK (one page
+ *            each), so that no allocation is larger than a page: a 64 MiB
+ *            message needs no high-order allocation even in softirq
+ */
+struct mrc_msgbuf {
+	struct list_head node;
+	u32 len;
+	u16 msn;
+	u32 charge;
+	u32 npages;
+	u32 nchunks;
+	struct page **chunks[];
+};
+
+#define MRC_MB_CHUNK	(PAGE_SIZE / sizeof(struct page *))
+
+struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp);
+void mrc_mb_free(struct mrc_msgbuf *mb);
+u32 mrc_mb_truesize(u32 len);
+int mrc_mb_fill(struct mrc_msgbuf *mb, u32 off, u32 len, gfp_t gfp);
+void mrc_mb_write(struct mrc_msgbuf *mb, u32 off, const void *src, u32 len);
+void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len);
+int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from);
+int mrc_mb_to_iter(const struct mrc_msgbuf *mb, u32 len, struct iov_iter *to);
+
+/**
+ * struct mrc_sock_opts - SOL_MRC options (inherited by accepted sockets)
+ * @ev_count:      EVs per connection (0: the EV profile's)
+ * @cc_profile:    congestion-control profile id (enum mrc_cc_algo)
+ * @ev_profile:    EV profile id (0: default)
+ * @plane_mask:    planes the connection may use (0: all)
+ */
+struct mrc_sock_opts {
+	u16 ev_count;
+	u16 cc_profile;
+	u16 ev_profile;
+	u32 plane_mask;
+};
+
+/**
+ * struct mrc_sock - an AF_MRC socket; one socket is one connection
+ * @sk:         the generic socket, must be first
+ * @bind_node:  link in mrc_net.bind_hash while bound
+ * @bound:      true once bind() succeeded
+ * @local:      the bound local address (family, port, addr, scope); for an
+ *              accepted socket the address the request was sent to
+ * @lock:       the connection lock, see the locking strategy
+ * @state:      enum mrc_sock_state
+ * @dead:       torn down: no engine, no timer re-arm
+ * @qpn_hashed: in mrc_net.qpn_hash
+ * @peer_hashed: in mrc_net.peer_hash
+ * @shut_wr:    shutdown(SHUT_WR) or close(): no more messages
+ * @peer_closed: the peer sent a close request: EOF after the queue
+ * @close_sent: our close request is out (@hs_tries counts them)
+ * @orphan:     close() called with messages in flight: lingering
+ * @qpn_node:   link in mrc_net.qpn_hash
+ * @peer_node:  link in mrc_net.peer_hash
+ * @peer:       the peer (getpeername())
+ * @saddr:      source address of every packet we send
+ * @qpn:        our QPN, the BTH.dest_qp of every packet to us
+ * @peer_qpn:   the peer's QPN
+ * @local_conn_id: our connection id
+ * @peer_conn_id:  the peer's connection id
+ * @local_init_psn: first PSN we send
+ * @peer_init_psn:  first PSN the peer sends
+ * @token:      connect request id, echoed by the response
+ * @peer_max_msg: longest message the peer accepts
+ * @mtu:        payload bytes per data packet of this connection
+ * @conn:       the protocol engine (established only)
+ * @timer:      the connection's only timer (handshake, engine deadline)
+ * @hs_tries:   connect/close requests sent so far
+ * @hs_deadline: handshake timer deadline (ns, CLOCK_MONOTONIC)
+ * @tx_cap:     size of @txm (engine tx_max_msgs)
+ * @txm:        messages queued in the engine, index msn % @tx_cap
+ * @tx_pending: messages in the engine not yet completed
+ * @rx_cap:     size of @rxm (engine rx_max_msgs)
+ * @rxm:        messages being received, index msn % @rx_cap
+ * @rx_next_msn: MSN of the next message to deliver
+ * @rxq:        delivered messages waiting for recvmsg()
+ * @rxq_len:    messages in @rxq
+ * @rx_queued:  bytes charged for @rxq
+ * @rx_inprog:  bytes charged for @rxm
+ * @dst_cache:  cached route of (plane 0, path 0)
+ * @dst_ok:     @dst_cache was initialised
+ * @accept_q:   listener: established children not yet accepted
+ * @accept_node: child: link in the listener's @accept_q
+ * @parent:     child: the listener, while queued
+ * @opts:       SOL_MRC options
+ * @plane_pkts: packets sent per plane
+ * @plane_bytes: bytes (UDP payload) sent per plane
+ */
+struct mrc_sock {
+	struct sock sk;
+	struct hlist_node bind_node;
+	bool bound;
+	struct sockaddr_mrc local;
+
+	spinlock_t lock;	/* see the locking strategy above */
+	u8 state;
+	bool dead;
+	bool qpn_hashed;
+	bool peer_hashed;
+	bool shut_wr;
+	bool peer_closed;
+	bool close_sent;
+	bool orphan;
+	struct hlist_node qpn_node;
+	struct hlist_node peer_node;
+	struct sockaddr_mrc peer;
+	struct in6_addr saddr;
+	u32 qpn;
+	u32 peer_qpn;
+	u16 local_conn_id;
+	u16 peer_conn_id;
+	u32 local_init_psn;
+	u32 peer_init_psn;
+	u16 token;
+	u32 peer_max_msg;
+	u32 mtu;
+	struct mrc_conn *conn;
+	struct hrtimer timer;
+	u8 hs_tries;
+	u64 hs_deadline;
+	u16 tx_cap;
+	struct mrc_msgbuf **txm;
+	u32 tx_pending;
+	u16 rx_cap;
+	struct mrc_msgbuf **rxm;
+	u16 rx_next_msn;
+	struct list_head rxq;
+	u32 rxq_len;
+	u64 rx_queued;
+	u64 rx_inprog;
+	struct dst_cache dst_cache;
+	bool dst_ok;
+	struct list_head accept_q;
+	struct list_head accept_node;
+	struct sock *parent;
+	struct mrc_sock_opts opts;
+	u64 plane_pkts[MRC_INFO_PLANES];
+	u64 plane_bytes[MRC_INFO_PLANES];
+};
+
+static inline struct mrc_sock *mrc_sk(const struct sock *sk)
+{
+	return container_of(sk, struct mrc_sock, sk);
+}
+
+extern int mrc_family;
+
+struct mrc_net *mrc_net(const struct net *net);
+void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c);
+int mrc_net_init_module(void);
+void mrc_net_exit_module(void);
+
+int mrc_sock_init_module(void);
+void mrc_sock_exit_module(void);
+struct sock *mrc_sock_alloc_child(struct sock *parent, gfp_t gfp);
+
+/* mrc_udp.c: the namespace's UDP socket, receive demux, transmit */
+int mrc_udp_get(struct net *net);
+void mrc_udp_net_exit(struct mrc_net *mn);
+u16 mrc_udp_sport(u32 ev);
+int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
+	      struct flowi6 *fl6, struct dst_entry **dstp);
+struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
+			      u32 ev, const struct mrc_msgbuf *mb, u32 off);
+void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
+		    struct sk_buff_head *q);
+void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
+		 const struct in6_addr *daddr, int oif, u8 op,
+		 const struct mrc_ep *ep);
+
+/* mrc_conn_k.c: connections around the engine */
+void mrc_conn_sock_init(struct mrc_sock *ms);
+int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms);
+int mrc_conn_start(struct mrc_sock *ms, u64 now);
+void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);
+void mrc_conn_teardown(struct mrc_sock *ms);
+void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q);
+void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
+		  u32 ev, u32 rx_flags);
+void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt);
+void mrc_conn_wake(struct sock *sk);
+void mrc_conn_fail(struct mrc_sock *ms, int err);
+void mrc_conn_kick(struct mrc_sock *ms);
+u64 mrc_now(void);
+
+#endif /* MRC_IMPL_H */

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc_main.c - module entry points of mrc.ko, the Linux implementation of
+ * MRC (Multipath Reliable Connection).
+ *
+ * Init order: pernet state first (sockets need it), then the socket family.
+ * Exit and every init error path undo exactly what was done, in reverse.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/net.h>
+
+#include "mrc_impl.h"
+
+/*
+ * The address family number. 12 (AF_DECnet) is free in Linux 6.1; the value
+ * in use is readable at /sys/module/mrc/parameters/family.
+ */
+int mrc_family = AF_MRC_DEFAULT;
+
+static int mrc_family_set(const char *val, const struct kernel_param *kp)
+{
+	int fam, err;
+
+	err = kstrtoint(val, 0, &fam);
+	if (err)
+		return err;
+	/* 0 is AF_UNSPEC and cannot carry a protocol. */
+	if (fam <= AF_UNSPEC || fam >= NPROTO) {
+		pr_err("family=%d out of range 1..%d\n", fam, NPROTO - 1);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = fam;
+	return 0;
+}
+
+static const struct kernel_param_ops mrc_family_param_ops = {
+	.set = mrc_family_set,
+	.get = param_get_int,
+};
+
+module_param_cb(family, &mrc_family_param_ops, &mrc_family, 0444);
+MODULE_PARM_DESC(family, "address family number of AF_MRC (default 12, free in Linux 6.1)");
+
+static int __init mrc_init(void)
+{
+	int err;
+
+	err = mrc_net_init_module();
+	if (err)
+		goto fail;
+	err = mrc_sock_init_module();
+	if (err)
+		goto fail_net;
+
+	pr_info("AF_MRC registered as address family %d\n", mrc_family);
+	return 0;
+
+fail_net:
+	mrc_net_exit_module();
+fail:
+	pr_err("load failed: %d\n", err);
+	return err;
+}
+
+static void __exit mrc_exit(void)
+{
+	mrc_sock_exit_module();
+	mrc_net_exit_module();
+	pr_info("AF_MRC (family %d) unregistered\n", mrc_family);
+}
+
+module_init(mrc_init);
+module_exit(mrc_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("MRC: Multipath Reliable Connection transport (AF_MRC)");
+MODULE_AUTHOR("The mrc-linux authors");

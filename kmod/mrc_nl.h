@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mrc_nl.h - the generic netlink family "mrc" (control plane of mrc.ko).
+ *
+ * Events
+ * ======
+ * Every change of the configuration is multicast to the "events" group of
+ * the namespace it happened in, as a message whose command is one of the
+ * MRC_CMD_*_NTF values and whose attributes are those of the matching GET
+ * reply. The senders are the mrc_nl_notify_*() helpers below; they may be
+ * called from any context (pass the right gfp) and cost nothing but a
+ * test when nobody listens.
+ *
+ * Adding an event type (e.g. connection up/down, EV state change):
+ *  1. append MRC_CMD_<OBJ>_<WHAT>_NTF to enum mrc_cmd in uapi/linux/mrc.h
+ *     (never reuse or renumber) and the attributes it carries to enum
+ *     mrc_attr (or a new nested enum);
+ *  2. write a fill function "int fill(struct sk_buff *skb, const void *obj)"
+ *     that puts those attributes, and a mrc_nl_notify_<obj>() wrapper that
+ *     calls mrc_nl_notify() with it and a size estimate;
+ *  3. describe it in Documentation/netlink/specs/mrc.yaml (an operation
+ *     with "notify:" or "event:" and "mcgrp: events") and in
+ *     Documentation/networking/mrc-netlink.rst, and teach mrcctl monitor
+ *     to print it.
+ */
+#ifndef MRC_NL_H
+#define MRC_NL_H
+
+#include <linux/gfp.h>
+#include <linux/types.h>
+
+struct net;
+struct sk_buff;
+struct mrc_cfg_plane;
+struct mrc_cfg_route;
+
+int mrc_nl_init_module(void);
+void mrc_nl_exit_module(void);
+
+int mrc_nl_notify(struct net *net, u8 cmd, size_t size,
+		  int (*fill)(struct sk_buff *skb, struct net *net,
+			      const void *obj),
+		  const void *obj, gfp_t gfp);
+void mrc_nl_notify_plane(struct net *net, u8 cmd,
+			 const struct mrc_cfg_plane *pl, gfp_t gfp);
+void mrc_nl_notify_route(struct net *net, u8 cmd,
+			 const struct mrc_cfg_route *rt, gfp_t gfp);
+
+#endif /* MRC_NL_H */

@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's test command (make check; .ci/run calls exactly that):
+#   1. lint: checkpatch --strict on kmod/ and clang-format on the C++;
+#   2. ctest: engine unit tests (plain and ASan/UBSan), simulator scenarios,
+#      fuzz smoke runs, uapi layout tests;
+#   3. the kselftest collection inside the QEMU guest, KTAP streamed; a kernel
+#      splat, a panic or a hang fails the run whatever the tests said;
+#   4. the rig self-check: deliberately broken runs must each fail.
+# Ends with one line "N passed, N failed[, N skipped]"; exit status 1 if any
+# failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+rig_selfcheck=1
+[ "${1:-}" = --no-rig-selfcheck ] && rig_selfcheck=0
+
+pass=0 fail=0 skip=0
+failed_names=()
+tally() { # tally NAME PASS FAIL SKIP
+	pass=$((pass + $2)) fail=$((fail + $3)) skip=$((skip + $4))
+	((${3})) && failed_names+=("$1")
+	echo "check: $1: $2 passed, $3 failed, $4 skipped"
+}
+
+echo "== lint"
+if bash scripts/lint.sh; then tally lint 1 0 0; else tally lint 0 1 0; fi
+
+echo "== ctest"
+junit="$top/build/ctest-junit.xml"
+rm -f "$junit"
+ctest --test-dir build/cmake --output-on-failure -j2 --output-junit "$junit"
+if [ -f "$junit" ]; then
+	# first occurrence of NAME="N" (the <testsuite> attributes, one per line)
+	attr() { grep -oE "(^|[[:space:]])$1=\"[0-9]+\"" "$junit" | head -n 1 | grep -oE '[0-9]+'; }
+	total=$(attr tests) cfail=$(attr failures) cskip=$(attr skipped)
+	cdisabled=$(attr disabled)
+	tally ctest $((total - cfail - cskip - ${cdisabled:-0})) "$cfail" $((cskip + ${cdisabled:-0}))
+else
+	tally ctest 0 1 0
+fi
+
+echo "== VM selftests"
+bash scripts/vm/run.sh --name selftests -- 'cd /mrc/build/ksft && ./run_kselftest.sh'
+vmrc=$?
+read -r kp kf ks < <(bash scripts/ktap-summary.sh build/vm/logs/selftests/console.log)
+if ((vmrc != 0 && kf == 0)); then
+	# Every test said ok but the run itself failed (splat, panic, hang).
+	kf=1
+fi
+tally "VM selftests" "$kp" "$kf" "$ks"
+
+if ((rig_selfcheck)); then
+	echo "== rig self-check"
+	bash scripts/vm/selfcheck.sh | tee build/selfcheck.log
+	read -r sp sf <<<"$(sed -n 's/^selfcheck: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build/selfcheck.log)"
+	tally "rig self-check" "${sp:-0}" "${sf:-1}" 0
+fi
+
+((fail)) && echo "check: failed: ${failed_names[*]}"
+if ((skip)); then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+((fail == 0))

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make lint: kernel code must be checkpatch --strict clean (checkpatch from
+# Debian's linux-source-6.1, extracted by make deps); C++ must match
+# tools/.clang-format.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+ksrc=$(sed -n 's/^KSRC := //p' build/kabi.mk)
+bad=0
+
+mapfile -t kfiles < <(git ls-files -co --exclude-standard 'kmod/*.c' 'kmod/*.h' \
+	'selftests/mrc/rig/*.c' | sort)
+for f in "${kfiles[@]}"; do
+	if ! out=$(perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types --ignore FILE_PATH_CHANGES -f "$f" 2>&1); then
+		echo "$out" | grep -v '^total:' | grep -v '^$'
+		bad=1
+	fi
+done
+echo "lint: checkpatch --strict on ${#kfiles[@]} kernel files: $([ $bad = 0 ] && echo clean || echo NOT clean)"
+
+mapfile -t cxx < <(git ls-files -co --exclude-standard 'tools/*.cc' 'tools/*.h' \
+	'tools/*.hpp' | sort)
+fmt_bad=0
+for f in "${cxx[@]}"; do
+	clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || { echo "clang-format: $f"; fmt_bad=1; }
+done
+echo "lint: clang-format on ${#cxx[@]} C++ files: $([ $fmt_bad = 0 ] && echo clean || echo NOT clean)"
+((bad == 0 && fmt_bad == 0))

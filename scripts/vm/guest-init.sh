@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test VM. Mounts the basics and the project share (virtio-9p,
+# tag "mrc", at /mrc), runs the job named by the kernel command line
+# (mrcjob=<path relative to the share>, or mrcjob=shell for an interactive
+# shell), saves the kernel log next to the job, prints one "MRC-RC=<n>" line
+# on the console and powers off. The host rig reads that line and the logs.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm /dev/mqueue
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+# devtmpfs has none of these; the kselftest runner writes to /dev/stdout.
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
+mkdir -p /var/run /run/netns
+hostname mrc-vm
+ip link set lo up
+
+while read -r m; do
+	insmod "$m" || echo "MRC-GUEST: insmod $m failed"
+done </etc/modules.early
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose mrc /mrc; then
+	echo "MRC-GUEST: cannot mount the project share"
+	echo "MRC-RC=125"
+	poweroff -f
+fi
+# Every other module (veth, sch_netem, ...) comes from the guest kernel tree
+# on the share, so kernel autoloading through /sbin/modprobe works too.
+mkdir -p /lib/modules
+mount --bind /mrc/build/guest/root/lib/modules /lib/modules
+echo /sbin/modprobe >/proc/sys/kernel/modprobe
+
+# Tests must see warnings on the console as they happen.
+echo 4 >/proc/sys/kernel/printk
+
+job=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	mrcjob=*) job=${arg#mrcjob=} ;;
+	esac
+done
+
+echo "MRC-GUEST: up $(uname -r)"
+cd /mrc || exit 1
+if [ "$job" = shell ]; then
+	setsid cttyhack /bin/bash -l
+	rc=0
+elif [ -n "$job" ] && [ -r "/mrc/$job" ]; then
+	/bin/bash "/mrc/$job"
+	rc=$?
+	dmesg >"/mrc/$(dirname "$job")/dmesg.txt" 2>&1
+else
+	echo "MRC-GUEST: no job (mrcjob=$job)"
+	rc=126
+fi
+sync
+echo "MRC-RC=$rc"
+cd /
+umount /lib/modules 2>/dev/null
+umount /mrc 2>/dev/null
+poweroff -f

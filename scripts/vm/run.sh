@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot Debian's 6.1 kernel under QEMU (TCG) with the tools initramfs and the
+# project tree shared over virtio-9p, load mrc.ko with insmod, run one command
+# inside the guest, and judge the run:
+#
+#   - the command's exit status, read from the "MRC-RC=<n>" console line;
+#   - no "MRC-RC" line at all means a panic or a hang (host-side timeout): fail;
+#   - any BUG:/WARNING:/Call Trace/RIP:/unreferenced object/Kernel panic in the
+#     console or the guest's dmesg fails the run even if the command passed.
+#
+# Usage: run.sh [--name N] [--timeout S] [--no-module] [--shell] [--] CMD...
+# Logs: build/vm/logs/<name>/{job.sh,console.log,dmesg.txt}
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+name="run-$(date +%Y%m%d-%H%M%S)-$$"
+timeout=900
+module=1
+shell=0
+while (($#)); do
+	case "$1" in
+	--name) name=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--no-module) module=0; shift ;;
+	--shell) shell=1; shift ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+done
+cmd="$*"
+
+kabi=$(sed -n 's/^KABI := //p' "$top/build/kabi.mk")
+kernel="$top/build/guest/root/boot/vmlinuz-$kabi"
+initrd="$top/build/vm/initramfs.cpio.gz"
+for f in "$kernel" "$initrd"; do
+	[ -r "$f" ] || { echo "vm: missing $f (run make)" >&2; exit 2; }
+done
+if ((module)) && [ ! -r "$top/build/kmod/mrc.ko" ]; then
+	echo "vm: missing build/kmod/mrc.ko (run make)" >&2
+	exit 2
+fi
+
+logdir="$top/build/vm/logs/$name"
+rm -rf "$logdir"
+mkdir -p "$logdir"
+rel=${logdir#"$top"/}
+
+# The job the guest runs: module first, then the command, status out.
+{
+	echo '#!/bin/bash'
+	echo "export MRC_TOP=/mrc MRC_KO=/mrc/build/kmod/mrc.ko MRC_LOGDIR=/mrc/$rel"
+	echo 'export PATH=/mrc/build/bin:$PATH'
+	if ((module)); then
+		echo 'insmod "$MRC_KO" || { echo "MRC-GUEST: insmod mrc.ko failed"; exit 124; }'
+		echo 'echo "MRC-GUEST: mrc.ko loaded, AF_MRC=$(cat /sys/module/mrc/parameters/family)"'
+	fi
+	printf '%s\n' "$cmd"
+} >"$logdir/job.sh"
+
+job="$rel/job.sh"
+((shell)) && job=shell
+
+qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi,tb-size=256
+	-cpu max -m 1024 -smp 2 -no-reboot
+	-kernel "$kernel" -initrd "$initrd"
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off mrcjob=$job"
+	-fsdev "local,id=mrcfs,path=$top,security_model=none,multidevs=remap"
+	-device "virtio-9p-pci,fsdev=mrcfs,mount_tag=mrc"
+	-nic none)
+
+if ((shell)); then
+	exec "${qemu[@]}" -nographic
+fi
+
+echo "vm: booting $kabi for: ${cmd:-(nothing)} (log $rel)"
+set +e
+timeout -k 10 "$timeout" "${qemu[@]}" -display none -serial stdio -monitor none \
+	</dev/null 2>&1 | tr -d '\r' | tee "$logdir/console.log"
+qrc=${PIPESTATUS[0]}
+set -e
+
+rc=$(sed -n 's/^MRC-RC=\([0-9]*\).*/\1/p' "$logdir/console.log" | tail -n 1)
+splat='BUG:|WARNING:|Call Trace|RIP:|unreferenced object|Kernel panic|general protection fault'
+logs=("$logdir/console.log")
+[ -f "$logdir/dmesg.txt" ] && logs+=("$logdir/dmesg.txt")  # absent after a panic
+if grep -Eq "$splat" "${logs[@]}"; then
+	echo "vm: FAIL: kernel splat in the guest log:"
+	grep -Eh -m 20 -A 3 "$splat" "${logs[@]}" | head -n 60 || true
+	exit 90
+fi
+if [ -z "$rc" ]; then
+	if [ "$qrc" = 124 ]; then
+		echo "vm: FAIL: guest hung (host timeout ${timeout}s); last console lines:"
+	else
+		echo "vm: FAIL: guest died without a status (qemu exit $qrc); last console lines:"
+	fi
+	tail -n 30 "$logdir/console.log"
+	exit 91
+fi
+exit "$rc"

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers of the mrc shell selftests. Sourced, not run.
+
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+MRC_KO=${MRC_KO:-/mrc/build/kmod/mrc.ko}
+mrc_failures=0
+mrc_netns_list=()
+
+log() { echo "# $*"; }
+
+# check DESCRIPTION COMMAND...: run the command, record a failure if it fails.
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		log "ok: $what"
+	else
+		log "FAIL: $what"
+		mrc_failures=$((mrc_failures + 1))
+	fi
+}
+
+# expect_eq DESCRIPTION EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		log "ok: $1 ($3)"
+	else
+		log "FAIL: $1: expected '$2', got '$3'"
+		mrc_failures=$((mrc_failures + 1))
+	fi
+}
+
+mrc_loaded() { [ -d /sys/module/mrc ]; }
+
+# proc_counter NAME [NETNS]: one value of /proc/net/mrc
+proc_counter() {
+	local cmd=(cat /proc/net/mrc)
+	[ -n "${2:-}" ] && cmd=(ip netns exec "$2" "${cmd[@]}")
+	"${cmd[@]}" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+netns_add() {
+	ip netns add "$1" && ip -n "$1" link set dev lo up && mrc_netns_list+=("$1")
+}
+
+mrc_cleanup() {
+	local ns
+	for ns in "${mrc_netns_list[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	mrc_netns_list=()
+}
+
+# finish: exit with the kselftest code for what check/expect_eq recorded.
+finish() {
+	mrc_cleanup
+	if ((mrc_failures)); then
+		log "$mrc_failures check(s) failed"
+		exit $ksft_fail
+	fi
+	exit $ksft_pass
+}

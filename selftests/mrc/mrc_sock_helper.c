@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Small AF_MRC client for the shell selftests.
+ *
+ *   mrc_sock_helper bind PORT [ADDR]   bind, print "bound PORT", exit 0
+ *   mrc_sock_helper hold PORT [ADDR]   bind, print "ready", wait for a signal
+ *
+ * On failure it prints "error <errno name>" and exits 1, so a script can
+ * assert the exact errno.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "mrc_family.h"
+
+static int fail(void)
+{
+	printf("error %s\n", strerrorname_np(errno));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_mrc sa;
+	socklen_t len = sizeof(sa);
+	int fam = mrc_family(), fd;
+
+	if (argc < 3 || (strcmp(argv[1], "bind") && strcmp(argv[1], "hold"))) {
+		fprintf(stderr, "usage: %s bind|hold PORT [ADDR]\n", argv[0]);
+		return 2;
+	}
+	if (fam <= 0) {
+		errno = EAFNOSUPPORT;
+		return fail();
+	}
+	fd = socket(fam, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		return fail();
+	memset(&sa, 0, sizeof(sa));
+	sa.smrc_family = fam;
+	sa.smrc_port = htons(atoi(argv[2]));
+	if (argc > 3 && inet_pton(AF_INET6, argv[3], sa.smrc_addr) != 1) {
+		errno = EINVAL;
+		return fail();
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len))
+		return fail();
+	if (!strcmp(argv[1], "bind")) {
+		printf("bound %u\n", ntohs(sa.smrc_port));
+		return close(fd) ? fail() : 0;
+	}
+	printf("ready %u\n", ntohs(sa.smrc_port));
+	fflush(stdout);
+	pause();
+	return 0;
+}

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// ev_test.cc - unit tests of the EV manager (kmod/core/mrc_ev.c): every
+// transition of GOOD / SKIP / ASSUMED_BAD / DENIED, the rotation, same-plane
+// replacement, the ev_min_active floor, probes, planes and room.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+extern "C" {
+#include "mrc_ev.h"
+}
+
+namespace {
+
+class EvTest : public ::testing::Test {
+  protected:
+    void make(unsigned planes, unsigned per, unsigned active, unsigned min_active, u64 seed = 7,
+              u32 paths = 0) {
+        destroy();
+        mrc_conn_cfg_init(&cfg_, static_cast<u8>(planes));
+        cfg_.ev_per_plane = static_cast<u16>(per);
+        cfg_.ev_active_per_plane = static_cast<u16>(active);
+        cfg_.ev_min_active = static_cast<u16>(min_active);
+        cfg_.paths_per_plane = paths;
+        cfg_.seed = seed;
+        ASSERT_EQ(mrc_conn_cfg_check(&cfg_), MRC_OK);
+        mrc_rng_seed(&rng_, seed);
+        ring_.assign(1024, mrc_event{});
+        evq_ = mrc_evq{};
+        evq_.ring = ring_.data();
+        evq_.cap = static_cast<u32>(ring_.size());
+        evq_.mask = MRC_EVT_MASK_ALL;
+        m_ = mrc_ev_mgr{};
+        ASSERT_EQ(mrc_ev_init(&m_, &cfg_, &rng_, &evq_), MRC_OK);
+        made_ = true;
+    }
+    void destroy() {
+        if (made_) mrc_ev_destroy(&m_);
+        made_ = false;
+    }
+    void TearDown() override { destroy(); }
+
+    std::vector<mrc_event> drain() {
+        std::vector<mrc_event> v;
+        mrc_event e;
+
+        while (mrc_evq_pop(&evq_, &e)) v.push_back(e);
+        return v;
+    }
+    // Events of type EV_STATE for @idx.
+    static std::vector<mrc_event> for_idx(const std::vector<mrc_event>& v, int idx) {
+        std::vector<mrc_event> out;
+
+        for (const auto& e : v)
+            if (e.type == MRC_EVT_EV_STATE && e.u.ev.index == idx) out.push_back(e);
+        return out;
+    }
+    int active_in_plane(u8 plane) const {
+        int n = 0;
+
+        for (u16 i = 0; i < m_.n_rot; i++) n += m_.ev[m_.rot[i]].plane == plane;
+        return n;
+    }
+    int first_active() const { return m_.rot[0]; }
+    int first_backup(u8 plane) const {
+        for (u16 i = 0; i < m_.n_ev; i++)
+            if (m_.ev[i].plane == plane && !m_.ev[i].active) return i;
+        return -1;
+    }
+
+    mrc_conn_cfg cfg_{};
+    mrc_rng rng_{};
+    std::vector<mrc_event> ring_;
+    mrc_evq evq_{};
+    mrc_ev_mgr m_{};
+    bool made_ = false;
+};
+
+TEST_F(EvTest, InitLayoutValuesDistinctPlaneBits) {
+    make(4, 16, 12, 4);
+    EXPECT_EQ(m_.n_ev, 64);
+    EXPECT_EQ(m_.n_rot, 48);
+    std::set<u32> seen;
+    for (u16 i = 0; i < m_.n_ev; i++) {
+        const mrc_ev_entry& e = m_.ev[i];
+        EXPECT_EQ(e.value & 0xffu, e.plane);
+        EXPECT_EQ(e.plane, i / 16);
+        EXPECT_EQ(e.state, MRC_EV_GOOD);
+        EXPECT_TRUE(seen.insert(e.value).second);
+        EXPECT_EQ(mrc_ev_find(&m_, e.value), i);
+    }
+    for (u8 p = 0; p < 4; p++) {
+        EXPECT_EQ(active_in_plane(p), 12);
+        EXPECT_EQ(m_.plane[p].n_active, 12);
+    }
+    EXPECT_EQ(mrc_ev_find(&m_, 0xdeadbe05u), -1);
+    EXPECT_EQ(mrc_ev_usable(&m_), 48u);
+    EXPECT_TRUE(drain().empty());
+}
+
+TEST_F(EvTest, PathsPerPlaneGivesDistinctPaths) {
+    make(2, 32, 24, 4, 3, 40);
+    for (u8 p = 0; p < 2; p++) {
+        std::set<u32> paths;
+        for (u16 i = p * 32; i < p * 32 + 32; i++)
+            EXPECT_TRUE(paths.insert((m_.ev[i].value >> 8) % 40).second);
+    }
+    // More EVs than paths: every path is used, values still distinct.
+    make(1, 20, 10, 2, 3, 8);
+    std::set<u32> paths, vals;
+    for (u16 i = 0; i < 20; i++) {
+        paths.insert((m_.ev[i].value >> 8) % 8);
+        EXPECT_TRUE(vals.insert(m_.ev[i].value).second);
+    }
+    EXPECT_EQ(paths.size(), 8u);
+}
+
+TEST_F(EvTest, DeterministicForSeed) {
+    make(2, 8, 6, 2, 42);
+    std::vector<u32> a;
+    for (u16 i = 0; i < m_.n_ev; i++) a.push_back(m_.ev[i].value);
+    std::vector<int> pa;
+    for (int i = 0; i < 30; i++) pa.push_back(mrc_ev_pick(&m_, 0, -1));
+    make(2, 8, 6, 2, 42);
+    for (u16 i = 0; i < m_.n_ev; i++) EXPECT_EQ(m_.ev[i].value, a[i]);
+    for (int i = 0; i < 30; i++) EXPECT_EQ(mrc_ev_pick(&m_, 0, -1), pa[i]);
+    make(2, 8, 6, 2, 43);
+    bool differ = false;
+    for (u16 i = 0; i < m_.n_ev; i++) differ |= m_.ev[i].value != a[i];
+    EXPECT_TRUE(differ);
+}
+
+TEST_F(EvTest, RotationVisitsEveryActiveOnceAndReshuffles) {
+    make(2, 16, 12, 2);
+    const int n = m_.n_rot;
+    std::vector<int> r1, r2;
+    for (int i = 0; i < n; i++) r1.push_back(mrc_ev_pick(&m_, 0, -1));
+    for (int i = 0; i < n; i++) r2.push_back(mrc_ev_pick(&m_, 0, -1));
+    std::vector<int> s1 = r1, s2 = r2;
+    std::sort(s1.begin(), s1.end());
+    std::sort(s2.begin(), s2.end());
+    EXPECT_EQ(std::unique(s1.begin(), s1.end()), s1.end());
+    EXPECT_EQ(s1, s2);
+    EXPECT_EQ(static_cast<int>(s1.size()), n);
+    for (int idx : s1) EXPECT_TRUE(m_.ev[idx].active);
+    EXPECT_NE(r1, r2);                 // re-randomised at the wrap
+    EXPECT_NE(r1.back(), r2.front());  // no back-to-back repeat
+    EXPECT_EQ(m_.reshuffles, 1u);
+}
+
+TEST_F(EvTest, ReshuffleEveryNPicks) {
+    make(1, 64, 64, 2);
+    m_.reshuffle_pkts = 10;
+    for (int i = 0; i < 35; i++) ASSERT_GE(mrc_ev_pick(&m_, 0, -1), 0);
+    EXPECT_EQ(m_.reshuffles, 3u);
+}
+
+TEST_F(EvTest, RoomMaskAndPlaneDown) {
+    make(3, 8, 6, 2);
+    mrc_ev_set_room(&m_, 0x2);
+    for (int i = 0; i < 40; i++) {
+        int idx = mrc_ev_pick(&m_, 0, -1);
+        ASSERT_GE(idx, 0);
+        EXPECT_EQ(m_.ev[idx].plane, 1);
+    }
+    mrc_ev_set_room(&m_, 0);
+    EXPECT_EQ(mrc_ev_pick(&m_, 0, -1), -1);
+    mrc_ev_set_room(&m_, ~0u);
+
+    mrc_ev_set_plane_up(&m_, 5, 0, false);
+    auto ev = drain();
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].type, MRC_EVT_PLANE);
+    EXPECT_EQ(ev[0].u.plane.plane, 0);
+    EXPECT_EQ(ev[0].u.plane.up, 0);
+    EXPECT_EQ(mrc_ev_usable(&m_), 12u);
+    for (int i = 0; i < 40; i++) EXPECT_NE(m_.ev[mrc_ev_pick(&m_, 0, -1)].plane, 0);
+    // Same state again: no event.
+    mrc_ev_set_plane_up(&m_, 6, 0, false);
+    EXPECT_TRUE(drain().empty());
+    mrc_ev_set_plane_up(&m_, 7, 0, true);
+    ev = drain();
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].u.plane.up, 1);
+    EXPECT_EQ(mrc_ev_usable(&m_), 18u);
+    // Plane states survive: EVs kept GOOD throughout.
+    for (u16 i = 0; i < 8; i++) EXPECT_EQ(m_.ev[i].state, MRC_EV_GOOD);
+}
+
+TEST_F(EvTest, EcnSkipOnceThenGoodAfterOnePass) {
+    make(1, 8, 8, 2);
+    int idx = first_active();
+    mrc_ev_on_sack(&m_, 10, idx, MRC_ECN_SKIP_ONCE);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_SKIP);
+    EXPECT_EQ(m_.ev[idx].cnt.ecn, 1u);
+    EXPECT_EQ(m_.ev[idx].cnt.sacked, 1u);
+    auto ev = for_idx(drain(), idx);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].u.ev.old_state, MRC_EV_GOOD);
+    EXPECT_EQ(ev[0].u.ev.new_state, MRC_EV_SKIP);
+    EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_ECN);
+    // One full pass: it is not handed out, and it is GOOD at the end.
+    for (int i = 0; i < 7; i++) EXPECT_NE(mrc_ev_pick(&m_, 11, -1), idx);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+    ev = for_idx(drain(), idx);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_SKIP_DONE);
+    // Next pass it is used again.
+    bool used = false;
+    for (int i = 0; i < 8; i++) used |= mrc_ev_pick(&m_, 12, -1) == idx;
+    EXPECT_TRUE(used);
+}
+
+TEST_F(EvTest, AlwaysSkipLastsSeveralPasses) {
+    make(1, 4, 4, 1);
+    cfg_.ev_always_skip_rounds = 3;
+    m_.always_skip_rounds = 3;
+    int idx = first_active();
+    mrc_ev_on_sack(&m_, 1, idx, MRC_ECN_ALWAYS_SKIP);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_SKIP);
+    EXPECT_EQ(m_.ev[idx].skip_left, 3);
+    int picks = 0;
+    while (m_.ev[idx].state == MRC_EV_SKIP && picks < 100) {
+        EXPECT_NE(mrc_ev_pick(&m_, 2, -1), idx);
+        picks++;
+    }
+    // Three passes over 4 EVs: 7 to 10 picks depending on its positions.
+    EXPECT_GE(picks, 7);
+    EXPECT_LE(picks, 10);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+}
+
+TEST_F(EvTest, NackReasons) {
+    make(1, 8, 8, 2);
+    int idx = first_active();
+    mrc_ev_on_nack(&m_, 1, idx, MRC_NACK_TRIMMED_LASTHOP);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+    mrc_ev_on_nack(&m_, 1, idx, MRC_NACK_NO_RESOURCE);
+    mrc_ev_on_nack(&m_, 1, idx, MRC_NACK_NO_PKT_BUFFER);
+    mrc_ev_on_nack(&m_, 1, idx, MRC_NACK_PSN_OOR_WINDOW);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+    EXPECT_TRUE(drain().empty());
+    mrc_ev_on_nack(&m_, 1, idx, MRC_NACK_TRIMMED);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_SKIP);
+    auto ev = for_idx(drain(), idx);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_TRIM);
+    EXPECT_EQ(m_.ev[idx].cnt.nacked, 5u);
+    EXPECT_EQ(m_.ev[idx].cnt.trimmed, 2u);
+    // A second trim on a SKIP EV: no new event.
+    mrc_ev_on_nack(&m_, 2, idx, MRC_NACK_TRIMMED);
+    EXPECT_TRUE(for_idx(drain(), idx).empty());
+}
+
+TEST_F(EvTest, TimeoutReplacedBySamePlaneBackup) {
+    make(4, 8, 4, 2);
+    for (int round = 0; round < 4; round++) {
+        int idx = first_active();
+        u8 plane = m_.ev[idx].plane;
+        mrc_ev_on_timeout(&m_, 100, idx);
+        EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
+        EXPECT_FALSE(m_.ev[idx].active);
+        EXPECT_EQ(active_in_plane(plane), 4);
+        auto ev = drain();
+        int promoted = -1;
+        for (const auto& e : ev)
+            if (e.type == MRC_EVT_EV_STATE && e.u.ev.cause == MRC_EVC_PROMOTE)
+                promoted = e.u.ev.index;
+        ASSERT_GE(promoted, 0);
+        EXPECT_EQ(m_.ev[promoted].plane, plane);
+        EXPECT_TRUE(m_.ev[promoted].active);
+        auto mine = for_idx(ev, idx);
+        ASSERT_EQ(mine.size(), 1u);
+        EXPECT_EQ(mine[0].u.ev.new_state, MRC_EV_ASSUMED_BAD);
+        EXPECT_EQ(mine[0].u.ev.cause, MRC_EVC_TIMEOUT);
+        EXPECT_EQ(mine[0].u.ev.active, 0);
+    }
+    EXPECT_EQ(mrc_ev_usable(&m_), 16u);
+}
+
+TEST_F(EvTest, TimeoutWithoutBackupShrinksAboveFloor) {
+    make(2, 4, 4, 2);
+    int idx = first_active();
+    u8 plane = m_.ev[idx].plane;
+    mrc_ev_on_timeout(&m_, 1, idx);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(active_in_plane(plane), 3);
+    EXPECT_EQ(m_.plane[plane].n_active, 3);
+    EXPECT_EQ(m_.n_rot, 7);
+    // Timeout on an already bad EV: counted, nothing else.
+    drain();
+    mrc_ev_on_timeout(&m_, 2, idx);
+    EXPECT_EQ(m_.ev[idx].cnt.timeouts, 2u);
+    EXPECT_TRUE(drain().empty());
+}
+
+TEST_F(EvTest, FloorBorrowsBackupFromAnotherPlane) {
+    make(2, 6, 4, 8);
+    // Exhaust plane 0's backups with two timeouts.
+    for (int k = 0; k < 2; k++) {
+        int idx = -1;
+        for (u16 i = 0; i < m_.n_rot && idx < 0; i++)
+            if (m_.ev[m_.rot[i]].plane == 0) idx = m_.rot[i];
+        mrc_ev_on_timeout(&m_, 1, idx);
+        EXPECT_EQ(active_in_plane(0), 4);
+    }
+    // Next plane-0 timeout: no plane-0 backup, usable would drop to 7 < 8:
+    // a plane-1 backup is borrowed.
+    int idx = -1;
+    for (u16 i = 0; i < m_.n_rot && idx < 0; i++)
+        if (m_.ev[m_.rot[i]].plane == 0) idx = m_.rot[i];
+    mrc_ev_on_timeout(&m_, 1, idx);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(active_in_plane(0), 3);
+    EXPECT_EQ(active_in_plane(1), 5);
+    EXPECT_EQ(mrc_ev_usable(&m_), 8u);
+}
+
+TEST_F(EvTest, FloorHoldKeepsEvWhenNothingLeft) {
+    make(1, 4, 4, 4);
+    int idx = first_active();
+    mrc_ev_on_timeout(&m_, 1, idx);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+    EXPECT_TRUE(m_.ev[idx].active);
+    EXPECT_EQ(m_.floor_holds, 1u);
+    auto ev = for_idx(drain(), idx);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_FLOOR_HOLD);
+    EXPECT_EQ(ev[0].u.ev.old_state, ev[0].u.ev.new_state);
+    EXPECT_EQ(mrc_ev_usable(&m_), 4u);
+    EXPECT_EQ(m_.probe_deadline, MRC_NO_DEADLINE);
+}
+
+TEST_F(EvTest, ProbeScheduleBackoffAndRecovery) {
+    make(1, 8, 4, 2);
+    cfg_.probe_interval_ns = 1000;
+    m_.probe_interval_ns = 1000;
+    m_.probe_max_ns = 3000;
+    int idx = first_active();
+    mrc_ev_on_timeout(&m_, 500, idx);
+    EXPECT_EQ(mrc_ev_probe_due(&m_, 1499), -1);
+    EXPECT_EQ(m_.probe_deadline, 1500u);
+    EXPECT_EQ(mrc_ev_probe_due(&m_, 1500), idx);
+    mrc_ev_probe_sent(&m_, 1500, idx);
+    EXPECT_EQ(m_.ev[idx].cnt.probes, 1u);
+    EXPECT_EQ(mrc_ev_probe_due(&m_, 2499), -1);
+    EXPECT_EQ(mrc_ev_probe_due(&m_, 2500), idx);
+    mrc_ev_probe_sent(&m_, 2500, idx);
+    EXPECT_EQ(m_.probe_deadline, 4500u);  // interval doubled
+    mrc_ev_probe_sent(&m_, 4500, idx);
+    EXPECT_EQ(m_.probe_deadline, 7500u);  // capped at 3000
+    drain();
+    // The plane is full (replacement happened): it recovers as a backup.
+    EXPECT_EQ(mrc_ev_probe_answered(&m_, 7600, idx), 3100u);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+    EXPECT_FALSE(m_.ev[idx].active);
+    EXPECT_EQ(m_.ev[idx].cnt.probes_ok, 1u);
+    EXPECT_EQ(m_.probe_deadline, MRC_NO_DEADLINE);
+    auto ev = for_idx(drain(), idx);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_PROBE_OK);
+    EXPECT_EQ(ev[0].u.ev.old_state, MRC_EV_ASSUMED_BAD);
+}
+
+TEST_F(EvTest, ProbeRecoveryRejoinsShortPlane) {
+    make(1, 4, 4, 1);
+    int idx = first_active();
+    mrc_ev_on_timeout(&m_, 0, idx);
+    EXPECT_EQ(m_.n_rot, 3);
+    drain();
+    mrc_ev_probe_answered(&m_, 10, idx);
+    EXPECT_TRUE(m_.ev[idx].active);
+    EXPECT_EQ(m_.n_rot, 4);
+    auto ev = for_idx(drain(), idx);
+    ASSERT_EQ(ev.size(), 2u);
+    EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_PROBE_OK);
+    EXPECT_EQ(ev[1].u.ev.cause, MRC_EVC_PROMOTE);
+    EXPECT_EQ(ev[1].u.ev.active, 1);
+    // An answer for a GOOD EV only counts.
+    drain();
+    mrc_ev_probe_answered(&m_, 11, idx);
+    EXPECT_TRUE(drain().empty());
+}
+
+TEST_F(EvTest, SackNeverRevivesBadEv) {
+    make(1, 4, 4, 1);
+    int idx = first_active();
+    mrc_ev_on_timeout(&m_, 0, idx);
+    mrc_ev_on_sack(&m_, 1, idx, MRC_ECN_NONE);
+    mrc_ev_on_sack(&m_, 1, idx, MRC_ECN_SKIP_ONCE);
+    mrc_ev_on_nack(&m_, 1, idx, MRC_NACK_TRIMMED);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
+}
+
+TEST_F(EvTest, ProbesOnlyOnUsablePlanes) {
+    make(2, 4, 2, 1);
+    int idx = -1;
+    for (u16 i = 0; i < m_.n_rot && idx < 0; i++)
+        if (m_.ev[m_.rot[i]].plane == 1) idx = m_.rot[i];
+    mrc_ev_on_timeout(&m_, 0, idx);
+    const u64 due = m_.ev[idx].next_probe_ns;
+    mrc_ev_set_plane_up(&m_, 1, 1, false);
+    EXPECT_EQ(m_.probe_deadline, MRC_NO_DEADLINE);
+    EXPECT_EQ(mrc_ev_probe_due(&m_, due), -1);
+    mrc_ev_set_plane_up(&m_, 2, 1, true);
+    EXPECT_EQ(m_.probe_deadline, due);
+    mrc_ev_set_room(&m_, 0x1);
+    EXPECT_EQ(mrc_ev_probe_due(&m_, due), -1);
+    mrc_ev_set_room(&m_, 0x3);
+    EXPECT_EQ(mrc_ev_probe_due(&m_, due), idx);
+}
+
+TEST_F(EvTest, DeniedAndReadmitted) {
+    make(2, 4, 2, 4);
+    int idx = first_active();
+    u8 plane = m_.ev[idx].plane;
+    ASSERT_EQ(mrc_ev_set_denied(&m_, 1, idx, true), MRC_OK);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_DENIED);
+    EXPECT_FALSE(m_.ev[idx].active);
+    EXPECT_EQ(active_in_plane(plane), 2);  // replaced in-plane
+    for (int i = 0; i < 20; i++) EXPECT_NE(mrc_ev_pick(&m_, 2, -1), idx);
+    auto ev = for_idx(drain(), idx);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_ADMIN);
+    // Feedback never moves a DENIED EV.
+    mrc_ev_on_timeout(&m_, 3, idx);
+    mrc_ev_on_sack(&m_, 3, idx, MRC_ECN_SKIP_ONCE);
+    mrc_ev_probe_answered(&m_, 3, idx);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_DENIED);
+    EXPECT_EQ(mrc_ev_set_denied(&m_, 4, idx, true), MRC_OK);  // idempotent
+    ASSERT_EQ(mrc_ev_set_denied(&m_, 5, idx, false), MRC_OK);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+    EXPECT_FALSE(m_.ev[idx].active);  // plane full: a GOOD backup
+    EXPECT_EQ(mrc_ev_set_denied(&m_, 5, 99, true), MRC_E_INVAL);
+    EXPECT_EQ(mrc_ev_set_denied(&m_, 5, -1, true), MRC_E_INVAL);
+    // Denying everything ignores the floor.
+    for (u16 i = 0; i < m_.n_ev; i++) mrc_ev_set_denied(&m_, 6, i, true);
+    EXPECT_EQ(m_.n_rot, 0);
+    EXPECT_EQ(mrc_ev_pick(&m_, 7, -1), -1);
+    // Readmitting one refills the rotation.
+    mrc_ev_set_denied(&m_, 8, 0, false);
+    EXPECT_EQ(mrc_ev_pick(&m_, 9, -1), 0);
+}
+
+TEST_F(EvTest, AvoidIsOnlyAFallback) {
+    make(1, 4, 4, 1);
+    int avoid = first_active();
+    for (int i = 0; i < 20; i++) EXPECT_NE(mrc_ev_pick(&m_, 0, avoid), avoid);
+    make(1, 1, 1, 1);
+    EXPECT_EQ(mrc_ev_pick(&m_, 0, 0), 0);
+}
+
+TEST_F(EvTest, AllSkipStillPicks) {
+    make(1, 4, 4, 1);
+    for (u16 i = 0; i < 4; i++) mrc_ev_on_sack(&m_, 0, i, MRC_ECN_SKIP_ONCE);
+    int idx = mrc_ev_pick(&m_, 1, -1);
+    EXPECT_GE(idx, 0);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+}
+
+TEST_F(EvTest, CountersAndPlaneInfo) {
+    make(2, 4, 2, 1);
+    for (int i = 0; i < 10; i++) mrc_ev_on_sent(&m_, mrc_ev_pick(&m_, 0, -1));
+    int idx = first_active();
+    mrc_ev_on_sack(&m_, 0, idx, MRC_ECN_SKIP_ONCE);
+    mrc_ev_on_nack(&m_, 0, idx, MRC_NACK_TRIMMED);
+    mrc_ev_on_timeout(&m_, 0, idx);
+    mrc_plane_info pi[2];
+    u64 sent = 0;
+    for (u8 p = 0; p < 2; p++) {
+        mrc_ev_get_plane(&m_, p, &pi[p]);
+        sent += pi[p].cnt.sent;
+        EXPECT_EQ(pi[p].n_ev, 4);
+        EXPECT_EQ(pi[p].up, 1);
+        EXPECT_EQ(pi[p].room, 1);
+    }
+    EXPECT_EQ(sent, 10u);
+    u8 plane = m_.ev[idx].plane;
+    EXPECT_EQ(pi[plane].n_bad, 1);
+    EXPECT_EQ(pi[plane].cnt.ecn, 1u);
+    EXPECT_EQ(pi[plane].cnt.trimmed, 1u);
+    EXPECT_EQ(pi[plane].cnt.timeouts, 1u);
+    mrc_ev_info info;
+    mrc_ev_get_info(&m_, idx, &info);
+    EXPECT_EQ(info.state, MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(info.ev, m_.ev[idx].value);
+    EXPECT_EQ(info.cnt.sacked, 1u);
+}
+
+TEST_F(EvTest, EventQueueOverflowIsCountedAndMasked) {
+    make(1, 64, 64, 1);
+    evq_.cap = 4;
+    for (u16 i = 0; i < 10; i++) mrc_ev_on_sack(&m_, 0, i, MRC_ECN_SKIP_ONCE);
+    EXPECT_EQ(evq_.count, 4u);
+    EXPECT_EQ(evq_.dropped, 6u);
+    drain();
+    evq_.mask = 0;
+    mrc_ev_on_sack(&m_, 0, 20, MRC_ECN_SKIP_ONCE);
+    EXPECT_EQ(evq_.count, 0u);
+    EXPECT_EQ(evq_.dropped, 6u);
+}
+
+}  // namespace

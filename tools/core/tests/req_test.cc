@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// req_test.cc - unit tests of the requester (kmod/core/mrc_req.c) through
+// the public API: segmentation, windows, SACK/NACK processing, selective
+// retransmission on fresh EVs, RTO backoff, retry budget, probes, RTT.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <vector>
+
+extern "C" {
+#include "mrc_core.h"
+}
+
+namespace {
+
+constexpr u64 kUs = 1000;
+
+class ReqTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        mrc_conn_cfg_init(&cfg_, 2);
+        cfg_.local_conn_id = 7;
+        cfg_.peer_conn_id = 9;
+        cfg_.mtu = 1024;
+        cfg_.mpr = 256;
+        cfg_.ev_per_plane = 8;
+        cfg_.ev_active_per_plane = 4;
+        cfg_.ev_min_active = 2;
+        cfg_.rto_exp = 7;  // 131.072 us
+        cfg_.probe_interval_ns = 500 * kUs;
+        cfg_.cc_algo = MRC_CC_FIXED;
+        cfg_.cc.fixed_wnd_bytes = 1u << 24;
+    }
+    void TearDown() override { mrc_conn_destroy(c_); }
+    void create(u64 now = 0) {
+        mrc_conn_destroy(c_);
+        c_ = nullptr;
+        ASSERT_EQ(mrc_conn_create(&cfg_, now, &c_), MRC_OK);
+    }
+    u64 rto() const { return 1024ull << cfg_.rto_exp; }
+
+    std::vector<mrc_tx_desc> poll(u64 now, size_t max = 100000) {
+        std::vector<mrc_tx_desc> v;
+        mrc_tx_desc d;
+
+        while (v.size() < max && mrc_conn_poll_tx(c_, now, &d) == MRC_OK) {
+            u8 buf[256];
+            // Every descriptor must encode.
+            EXPECT_GT(mrc_pkt_encode_hdr(&d.pkt, buf, sizeof(buf)), 0);
+            v.push_back(d);
+        }
+        return v;
+    }
+    std::vector<mrc_event> events() {
+        std::vector<mrc_event> v;
+        mrc_event e;
+
+        while (mrc_conn_poll_event(c_, &e) == MRC_OK) v.push_back(e);
+        return v;
+    }
+    static size_t count(const std::vector<mrc_event>& v, u8 type) {
+        size_t n = 0;
+
+        for (const auto& e : v) n += e.type == type;
+        return n;
+    }
+    mrc_pkt sack(u32 cack, u64 bitmap = 0, u16 off = 1, u32 ev = 0, u8 ecn = MRC_ECN_NONE) {
+        mrc_pkt p{};
+
+        p.bth.opcode = MRC_OP_SACK;
+        p.sack.cack_psn = cack & MRC_PSN_MASK;
+        p.sack.sack_offset = off;
+        p.sack.bitmap = bitmap;
+        p.sack.ev = ev;
+        p.sack.ecn = ecn;
+        p.sack.src_conn = 9;
+        p.sack.dst_conn = 7;
+        p.sack.mpr = static_cast<u8>(cfg_.mpr / MRC_MPR_UNIT);
+        p.sack.ack_psn_off = 0x8000;  // far away: no RTT sample
+        return p;
+    }
+    mrc_pkt nack(u32 psn, u8 reason, u32 ev) {
+        mrc_pkt p{};
+
+        p.bth.opcode = MRC_OP_NACK;
+        p.nack.reason = reason;
+        p.nack.nack_psn = psn;
+        p.nack.ev = ev;
+        p.nack.src_conn = 9;
+        p.nack.dst_conn = 7;
+        return p;
+    }
+    int rx(u64 now, const mrc_pkt& p) { return mrc_conn_rx(c_, now, &p, 0, 0); }
+    mrc_conn_stats stats() {
+        mrc_conn_stats st;
+
+        mrc_conn_get_stats(c_, &st);
+        return st;
+    }
+    u8 ev_state(u32 ev) {
+        mrc_ev_info info;
+
+        EXPECT_EQ(mrc_conn_get_ev(c_, static_cast<u16>(mrc_conn_find_ev(c_, ev)), &info), MRC_OK);
+        return info.state;
+    }
+
+    mrc_conn_cfg cfg_{};
+    mrc_conn* c_ = nullptr;
+};
+
+TEST_F(ReqTest, SegmentsMessagesIntoOpcodes) {
+    create();
+    u16 msn = 99;
+    ASSERT_EQ(mrc_conn_send(c_, 0, 2500, 0, 0, 0xc0ffee, &msn), MRC_OK);
+    EXPECT_EQ(msn, 0);
+    ASSERT_EQ(mrc_conn_send(c_, 0, 100, 0x1234, MRC_SEND_IMM, 2, &msn), MRC_OK);
+    EXPECT_EQ(msn, 1);
+    ASSERT_EQ(mrc_conn_send(c_, 0, 2048, 0x55, MRC_SEND_IMM, 3, nullptr), MRC_OK);
+    ASSERT_EQ(mrc_conn_send(c_, 0, 0, 0, 0, 4, nullptr), MRC_OK);
+    auto d = poll(1);
+    ASSERT_EQ(d.size(), 7u);
+    const u8 ops[] = {MRC_OP_WRITE_FIRST,    MRC_OP_WRITE_MIDDLE, MRC_OP_WRITE_LAST,
+                      MRC_OP_WRITE_ONLY_IMM, MRC_OP_WRITE_FIRST,  MRC_OP_WRITE_LAST_IMM,
+                      MRC_OP_WRITE_ONLY};
+    const u32 offs[] = {0, 1024, 2048, 0, 0, 1024, 0};
+    const u32 lens[] = {1024, 1024, 452, 100, 1024, 1024, 0};
+    const u32 mlen[] = {2500, 2500, 2500, 100, 2048, 2048, 0};
+    const u16 msns[] = {0, 0, 0, 1, 2, 2, 3};
+    for (size_t i = 0; i < d.size(); i++) {
+        SCOPED_TRACE(i);
+        EXPECT_EQ(d[i].kind, MRC_TX_DATA);
+        EXPECT_EQ(d[i].pkt.bth.opcode, ops[i]);
+        EXPECT_EQ(d[i].pkt.bth.psn, i);
+        EXPECT_EQ(d[i].pkt.reth.va, offs[i]);
+        EXPECT_EQ(d[i].msg_offset, offs[i]);
+        EXPECT_EQ(d[i].payload_len, lens[i]);
+        EXPECT_EQ(d[i].pkt.payload_len, lens[i]);
+        EXPECT_EQ(d[i].pkt.reth.dma_len, mlen[i]);
+        EXPECT_EQ(d[i].pkt.meth.msn, msns[i]);
+        EXPECT_EQ(d[i].msn, msns[i]);
+        EXPECT_EQ(d[i].pkt.bth.pad_cnt, mrc_pad_for(lens[i]));
+        EXPECT_EQ(d[i].pkt.bth.dest_qp, cfg_.peer_qpn);
+        EXPECT_TRUE(d[i].pkt.bth.ts);
+        EXPECT_FALSE(d[i].pkt.bth.rtx);
+        EXPECT_EQ(d[i].plane, d[i].ev & 0xff);
+        EXPECT_GE(mrc_conn_find_ev(c_, d[i].ev), 0);
+        EXPECT_EQ(d[i].pkt.meth.rqmsn, 0);
+    }
+    EXPECT_EQ(d[0].cookie, 0xc0ffeeu);
+    EXPECT_EQ(d[3].pkt.imm, 0x1234u);
+    EXPECT_EQ(d[5].pkt.imm, 0x55u);
+    // ack_req at message ends.
+    EXPECT_FALSE(d[0].pkt.bth.ack_req);
+    EXPECT_TRUE(d[2].pkt.bth.ack_req);
+    EXPECT_TRUE(d[3].pkt.bth.ack_req);
+    EXPECT_TRUE(d[6].pkt.bth.ack_req);
+    // Consecutive packets use different EVs.
+    for (size_t i = 1; i < d.size(); i++) EXPECT_NE(d[i].ev, d[i - 1].ev);
+    auto st = stats();
+    EXPECT_EQ(st.tx_data_pkts, 7u);
+    EXPECT_EQ(st.inflight_pkts, 7u);
+    EXPECT_EQ(st.inflight_bytes, 2500u + 100 + 2048);
+    EXPECT_EQ(st.snd_nxt, 7u);
+}
+
+TEST_F(ReqTest, SendRingBackPressureAndLimits) {
+    cfg_.tx_max_msgs = 3;
+    create();
+    EXPECT_EQ(mrc_conn_tx_msgs_free(c_), 3u);
+    for (int i = 0; i < 3; i++) ASSERT_EQ(mrc_conn_send(c_, 0, 10, 0, 0, i, nullptr), MRC_OK);
+    EXPECT_EQ(mrc_conn_send(c_, 0, 10, 0, 0, 3, nullptr), MRC_E_AGAIN);
+    EXPECT_EQ(mrc_conn_tx_msgs_free(c_), 0u);
+    EXPECT_EQ(mrc_conn_send(c_, 0, 10, 0, 0x80, 3, nullptr), MRC_E_INVAL);
+    auto d = poll(1);
+    ASSERT_EQ(d.size(), 3u);
+    mrc_pkt s = sack(0);
+    EXPECT_EQ(rx(2, s), MRC_RX_CONSUMED);
+    auto ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_MSG_COMPLETED), 1u);
+    EXPECT_EQ(mrc_conn_tx_msgs_free(c_), 1u);
+    EXPECT_EQ(mrc_conn_send(c_, 3, 10, 0, 0, 3, nullptr), MRC_OK);
+
+    cfg_.mtu = 64;
+    create();
+    EXPECT_EQ(mrc_conn_send(c_, 0, 0xffffffffu, 0, 0, 0, nullptr), MRC_E_TOOBIG);
+}
+
+TEST_F(ReqTest, ReceiverWindowLimitsPsns) {
+    cfg_.mpr = 128;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 300, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1);
+    // PSNs cack+1 .. cack+MPR-1: 127 packets.
+    ASSERT_EQ(d.size(), 127u);
+    EXPECT_TRUE(d.back().pkt.bth.ack_req);  // window full
+    EXPECT_EQ(stats().send_window, 128u);
+    mrc_pkt s = sack(9);  // acks PSNs 0..9
+    rx(2, s);
+    d = poll(3);
+    ASSERT_EQ(d.size(), 10u);
+    EXPECT_EQ(d[0].pkt.bth.psn, 127u);
+    EXPECT_EQ(d.back().pkt.bth.psn, 136u);
+}
+
+TEST_F(ReqTest, PeerMprShrinksWindow) {
+    cfg_.mpr = 512;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 600, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1, 1);
+    mrc_pkt s = sack(0);
+    s.sack.mpr = 1;  // peer allows 128 PSNs
+    rx(2, s);
+    EXPECT_EQ(stats().send_window, 128u);
+    d = poll(3);
+    EXPECT_EQ(d.size(), 127u);  // PSN 1 .. 127
+    s = sack(0);
+    s.sack.mpr = 0;  // 0: no change
+    rx(4, s);
+    EXPECT_EQ(stats().send_window, 128u);
+    s.sack.mpr = 255;  // more than ours: ours
+    rx(4, s);
+    EXPECT_EQ(stats().send_window, 512u);
+}
+
+TEST_F(ReqTest, CongestionWindowLimitsBytes) {
+    cfg_.cc.fixed_wnd_bytes = 3 * 1024;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 10, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1);
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_TRUE(d[2].pkt.bth.ack_req);
+    EXPECT_EQ(stats().cwnd_bytes, 3u * 1024);
+    mrc_pkt s = sack(0);
+    rx(2, s);
+    d = poll(3);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].pkt.bth.psn, 3u);
+}
+
+TEST_F(ReqTest, PsnWrapAndCompletion) {
+    cfg_.local_init_psn = 0xfffffe;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 3, 0, 0, 11, nullptr), MRC_OK);
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 12, nullptr), MRC_OK);
+    auto d = poll(1);
+    ASSERT_EQ(d.size(), 5u);
+    const u32 psns[] = {0xfffffe, 0xffffff, 0, 1, 2};
+    for (size_t i = 0; i < 5; i++) EXPECT_EQ(d[i].pkt.bth.psn, psns[i]);
+    mrc_pkt s = sack(0xffffff);
+    rx(2, s);
+    EXPECT_EQ(count(events(), MRC_EVT_MSG_COMPLETED), 0u);
+    s = sack(0);
+    rx(3, s);
+    auto ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_MSG_COMPLETED), 1u);
+    for (const auto& e : ev)
+        if (e.type == MRC_EVT_MSG_COMPLETED) {
+            EXPECT_EQ(e.u.msg.cookie, 11u);
+            EXPECT_EQ(e.u.msg.len, 3072u);
+            EXPECT_EQ(e.u.msg.msn, 0);
+        }
+    s = sack(2);
+    rx(4, s);
+    ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_MSG_COMPLETED), 1u);
+    EXPECT_EQ(stats().snd_una, 3u);
+    EXPECT_EQ(stats().inflight_pkts, 0u);
+    EXPECT_EQ(stats().tx_msgs_completed, 2u);
+}
+
+TEST_F(ReqTest, CompletionsStayInSendOrder) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
+    poll(1);
+    mrc_pkt s = sack(0xffffff, 0x2);  // only PSN 1 (message 2)
+    rx(2, s);
+    EXPECT_EQ(count(events(), MRC_EVT_MSG_COMPLETED), 0u);
+    EXPECT_EQ(stats().inflight_pkts, 1u);
+    s = sack(1);
+    rx(3, s);
+    auto ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_MSG_COMPLETED), 2u);
+    std::vector<u64> order;
+    for (const auto& e : ev)
+        if (e.type == MRC_EVT_MSG_COMPLETED) order.push_back(e.u.msg.cookie);
+    EXPECT_EQ(order, (std::vector<u64>{1, 2}));
+}
+
+TEST_F(ReqTest, SackBitmapHolesRetransmitOnlyHolesOnFreshEvs) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 8, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 8u);
+    // PSNs 0,1,3,5 arrived (base = cack 0xffffff + 1 = 0).
+    mrc_pkt s = sack(0xffffff, 0b101011);
+    rx(10 * kUs, s);
+    auto st = stats();
+    EXPECT_EQ(st.inflight_pkts, 4u);
+    EXPECT_EQ(st.snd_una, 0u);
+    EXPECT_EQ(poll(11 * kUs).size(), 0u);
+    EXPECT_EQ(mrc_conn_next_deadline(c_), rto());
+    mrc_conn_on_timer(c_, rto());
+    auto r = poll(rto());
+    ASSERT_EQ(r.size(), 4u);
+    const u32 holes[] = {2, 4, 6, 7};
+    for (size_t i = 0; i < 4; i++) {
+        SCOPED_TRACE(i);
+        EXPECT_EQ(r[i].pkt.bth.psn, holes[i]);
+        EXPECT_TRUE(r[i].pkt.bth.rtx);
+        EXPECT_TRUE(r[i].rtx);
+        EXPECT_TRUE(r[i].pkt.bth.ack_req);
+        EXPECT_NE(r[i].ev, d[holes[i]].ev);
+        EXPECT_EQ(r[i].pkt.bth.opcode, d[holes[i]].pkt.bth.opcode);
+        EXPECT_EQ(r[i].msg_offset, d[holes[i]].msg_offset);
+        EXPECT_EQ(ev_state(d[holes[i]].ev), MRC_EV_ASSUMED_BAD);
+    }
+    st = stats();
+    EXPECT_EQ(st.timeouts, 4u);
+    EXPECT_EQ(st.tx_rtx_timeout, 4u);
+    EXPECT_EQ(st.retry_left, cfg_.retry_budget - 4);
+    auto ev = events();
+    EXPECT_GE(count(ev, MRC_EVT_EV_STATE), 4u);
+    // Bits for PSNs already sacked or never sent are ignored.
+    s = sack(0xffffff, ~0ull);
+    rx(rto() + 1, s);
+    EXPECT_EQ(stats().inflight_pkts, 0u);
+    EXPECT_EQ(stats().retry_left, cfg_.retry_budget);
+}
+
+TEST_F(ReqTest, SackValidation) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 1, nullptr), MRC_OK);
+    poll(0);
+    mrc_pkt s = sack(5);  // acks PSNs never sent
+    EXPECT_EQ(rx(1, s), MRC_E_PROTO);
+    s = sack(1);
+    s.sack.dst_conn = 8;
+    EXPECT_EQ(rx(1, s), MRC_E_STALE);
+    s = sack(0x800000);  // far behind: harmless
+    EXPECT_EQ(rx(1, s), MRC_RX_CONSUMED);
+    s = sack(0, 0, 1, 0xdead00);  // unknown EV: acks still count
+    EXPECT_EQ(rx(1, s), MRC_RX_CONSUMED);
+    auto st = stats();
+    EXPECT_EQ(st.snd_una, 1u);
+    EXPECT_EQ(st.rx_proto_err, 1u);
+    EXPECT_EQ(st.rx_stale, 3u);  // dst_conn, EV 0, EV 0xdead00
+    mrc_pkt ack{};
+    ack.bth.opcode = MRC_OP_ACK;
+    EXPECT_EQ(rx(1, ack), MRC_E_STALE);
+    EXPECT_EQ(mrc_conn_rx(c_, 1, nullptr, 0, 0), MRC_E_INVAL);
+}
+
+TEST_F(ReqTest, NackTrimmedFastRetransmitOnFreshEv) {
+    cfg_.cc_algo = MRC_CC_NSCC;
+    cfg_.cc.base_rtt_ns = 10 * kUs;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 4, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 4u);
+    const u32 cw = stats().cwnd_bytes;
+    mrc_pkt n = nack(1, MRC_NACK_TRIMMED, d[1].ev);
+    EXPECT_EQ(rx(5 * kUs, n), MRC_RX_CONSUMED);
+    EXPECT_EQ(ev_state(d[1].ev), MRC_EV_SKIP);
+    EXPECT_EQ(stats().cwnd_bytes, cw - 1024);
+    auto r = poll(5 * kUs);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].pkt.bth.psn, 1u);
+    EXPECT_TRUE(r[0].pkt.bth.rtx);
+    EXPECT_NE(r[0].ev, d[1].ev);
+    auto st = stats();
+    EXPECT_EQ(st.tx_rtx_nack, 1u);
+    EXPECT_EQ(st.timeouts, 0u);
+    EXPECT_EQ(st.rx_nacks, 1u);
+    // The same NACK again names the old transmission: stale.
+    EXPECT_EQ(rx(6 * kUs, n), MRC_E_STALE);
+    EXPECT_TRUE(poll(6 * kUs).empty());
+    // NACK for a PSN not in flight.
+    n = nack(50, MRC_NACK_TRIMMED, d[0].ev);
+    EXPECT_EQ(rx(6 * kUs, n), MRC_E_STALE);
+    n.nack.dst_conn = 1;
+    EXPECT_EQ(rx(6 * kUs, n), MRC_E_STALE);
+}
+
+TEST_F(ReqTest, NackTrimmedLastHopDoesNotPenalise) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    mrc_pkt n = nack(0, MRC_NACK_TRIMMED_LASTHOP, d[0].ev);
+    rx(1, n);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_GOOD);
+    auto r = poll(1);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_NE(r[0].ev, d[0].ev);
+    mrc_ev_info info;
+    mrc_conn_get_ev(c_, static_cast<u16>(mrc_conn_find_ev(c_, d[0].ev)), &info);
+    EXPECT_EQ(info.cnt.trimmed, 1u);
+    EXPECT_EQ(info.cnt.nacked, 1u);
+}
+
+TEST_F(ReqTest, ResourceNackDelaysWithoutPenaltyOrBudget) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    const u8 reasons[] = {MRC_NACK_NO_RESOURCE, MRC_NACK_NO_PKT_BUFFER, MRC_NACK_NO_BITMAP,
+                          MRC_NACK_PSN_OOR_WINDOW};
+    u64 now = 10;
+    u32 ev = d[0].ev;
+    for (u8 reason : reasons) {
+        SCOPED_TRACE(reason);
+        mrc_pkt n = nack(0, reason, ev);
+        EXPECT_EQ(rx(now, n), MRC_RX_CONSUMED);
+        EXPECT_TRUE(poll(now).empty());  // not immediately
+        EXPECT_LE(mrc_conn_next_deadline(c_), now + rto());
+        // A second NACK while waiting is stale.
+        EXPECT_EQ(rx(now, n), MRC_E_STALE);
+        mrc_conn_on_timer(c_, now + rto() - 1);
+        EXPECT_TRUE(poll(now + rto() - 1).empty());
+        EXPECT_EQ(mrc_conn_next_deadline(c_), now + rto());
+        mrc_conn_on_timer(c_, now + rto());
+        auto r = poll(now + rto());
+        ASSERT_EQ(r.size(), 1u);
+        EXPECT_TRUE(r[0].pkt.bth.rtx);
+        EXPECT_EQ(ev_state(ev), MRC_EV_GOOD);
+        ev = r[0].ev;
+        now += rto() + 10;
+    }
+    auto st = stats();
+    EXPECT_EQ(st.timeouts, 0u);
+    EXPECT_EQ(st.retry_left, cfg_.retry_budget);
+    EXPECT_EQ(st.tx_rtx_nack, 4u);
+}
+
+TEST_F(ReqTest, UnexpectedEventNackFailsConnection) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    mrc_pkt n = nack(0, MRC_NACK_UNEXP_EVENT, d[0].ev);
+    EXPECT_EQ(rx(1, n), MRC_E_CONN);
+    EXPECT_TRUE(mrc_conn_failed(c_));
+    auto ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_CONN_ERROR), 1u);
+    EXPECT_EQ(ev[0].type, MRC_EVT_CONN_ERROR);
+    EXPECT_EQ(ev[0].u.error.reason, MRC_CONN_ERR_PEER);
+    EXPECT_EQ(mrc_conn_send(c_, 2, 10, 0, 0, 1, nullptr), MRC_E_CONN);
+    mrc_tx_desc t;
+    EXPECT_EQ(mrc_conn_poll_tx(c_, 2, &t), MRC_E_CONN);
+    EXPECT_EQ(rx(2, sack(0)), MRC_E_CONN);
+    EXPECT_EQ(mrc_conn_next_deadline(c_), MRC_NO_DEADLINE);
+    EXPECT_EQ(count(events(), MRC_EVT_CONN_ERROR), 0u);  // reported once
+    EXPECT_EQ(stats().error, MRC_CONN_ERR_PEER);
+}
+
+TEST_F(ReqTest, RtoLinearThenExponentialBackoff) {
+    cfg_.rto_linear_retries = 2;
+    cfg_.rto_max_backoff = 3;
+    cfg_.ev_min_active = 1;
+    cfg_.probe_interval_ns = 10000000000ull;  // keep probes out of the way
+    cfg_.probe_max_interval_ns = cfg_.probe_interval_ns;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    poll(0);
+    u64 now = 0;
+    std::vector<u64> gaps;
+    for (int i = 0; i < 6; i++) {
+        u64 dl = mrc_conn_next_deadline(c_);
+        gaps.push_back(dl - now);
+        now = dl;
+        mrc_conn_on_timer(c_, now);
+        ASSERT_EQ(poll(now).size(), 1u);
+    }
+    const u64 b = rto();
+    EXPECT_EQ(gaps, (std::vector<u64>{b, b, b, 2 * b, 4 * b, 8 * b}));
+    mrc_conn_on_timer(c_, now + 8 * b);
+    EXPECT_EQ(stats().timeouts, 7u);
+}
+
+TEST_F(ReqTest, RetryBudgetExhaustedFailsAndProgressRefills) {
+    cfg_.retry_budget = 3;
+    cfg_.rto_linear_retries = 10;
+    cfg_.probe_interval_ns = 10000000000ull;
+    cfg_.probe_max_interval_ns = cfg_.probe_interval_ns;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 1, nullptr), MRC_OK);
+    poll(0);
+    u64 now = rto();
+    mrc_conn_on_timer(c_, now);  // two timeouts
+    EXPECT_EQ(stats().retry_left, 1u);
+    poll(now);
+    mrc_pkt s = sack(0);  // progress: budget refilled
+    rx(now + 1, s);
+    EXPECT_EQ(stats().retry_left, 3u);
+    for (int i = 0; i < 3; i++) {
+        now = mrc_conn_next_deadline(c_);
+        mrc_conn_on_timer(c_, now);
+        EXPECT_FALSE(mrc_conn_failed(c_));
+        poll(now);
+    }
+    EXPECT_EQ(stats().retry_left, 0u);
+    now = mrc_conn_next_deadline(c_);
+    mrc_conn_on_timer(c_, now);
+    EXPECT_TRUE(mrc_conn_failed(c_));
+    auto ev = events();
+    ASSERT_GE(ev.size(), 1u);
+    EXPECT_EQ(ev[0].type, MRC_EVT_CONN_ERROR);
+    EXPECT_EQ(ev[0].u.error.reason, MRC_CONN_ERR_RETRY);
+}
+
+TEST_F(ReqTest, ProbeRecoversAssumedBadEv) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    const u32 bad = d[0].ev;
+    const int bad_idx = mrc_conn_find_ev(c_, bad);
+    mrc_conn_on_timer(c_, rto());
+    EXPECT_EQ(ev_state(bad), MRC_EV_ASSUMED_BAD);
+    auto r = poll(rto());
+    ASSERT_EQ(r.size(), 1u);
+    const u32 snd_nxt = stats().snd_nxt;
+    events();
+    // Probe due probe_interval after the timeout.
+    const u64 due = rto() + cfg_.probe_interval_ns;
+    EXPECT_EQ(mrc_conn_next_deadline(c_), rto() + rto());  // RTO first
+    rx(rto() + 5, sack(0));                                // retransmission acked
+    EXPECT_EQ(mrc_conn_next_deadline(c_), due);
+    EXPECT_TRUE(poll(due - 1).empty());
+    auto p = poll(due);
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_EQ(p[0].kind, MRC_TX_PROBE);
+    EXPECT_EQ(p[0].ev, bad);
+    EXPECT_EQ(p[0].pkt.bth.opcode, MRC_OP_PROBE);
+    EXPECT_EQ(p[0].pkt.probe.probe_id, bad_idx);
+    EXPECT_EQ(p[0].pkt.probe.ev, bad);
+    EXPECT_EQ(p[0].pkt.probe.src_conn, 7);
+    EXPECT_EQ(p[0].pkt.probe.dst_conn, 9);
+    EXPECT_EQ(stats().snd_nxt, snd_nxt);  // no PSN consumed
+    auto ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_PROBE_SENT), 1u);
+    // Unanswered: probed again after the interval (then doubling).
+    EXPECT_EQ(mrc_conn_next_deadline(c_), due + cfg_.probe_interval_ns);
+    // Answer with the wrong probe id: ignored.
+    mrc_pkt a = sack(0, 0, 1, bad);
+    a.sack.pr = true;
+    a.sack.ack_psn_off = static_cast<u16>(bad_idx + 1);
+    rx(due + 10 * kUs, a);
+    EXPECT_EQ(ev_state(bad), MRC_EV_ASSUMED_BAD);
+    a.sack.ack_psn_off = static_cast<u16>(bad_idx);
+    rx(due + 20 * kUs, a);
+    EXPECT_EQ(ev_state(bad), MRC_EV_GOOD);
+    ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_PROBE_ANSWERED), 1u);
+    for (const auto& e : ev)
+        if (e.type == MRC_EVT_PROBE_ANSWERED) {
+            EXPECT_EQ(e.u.probe.ev, bad);
+            EXPECT_EQ(e.u.probe.rtt_ns, 20 * kUs);
+        }
+    EXPECT_EQ(stats().tx_probes, 1u);
+}
+
+TEST_F(ReqTest, RttSamplesKarnAndTimestamp) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 3, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1000);
+    mrc_pkt s = sack(0xffffff, 0b1);
+    s.sack.ack_psn_off = 1;  // trigger = cack + 1 = PSN 0
+    rx(1000 + 7 * kUs, s);
+    auto ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_RTT_SAMPLE), 1u);
+    EXPECT_EQ(ev[0].u.rtt.rtt_ns, 7 * kUs);
+    EXPECT_EQ(ev[0].u.rtt.psn, 0u);
+    EXPECT_EQ(ev[0].u.rtt.ev, d[0].ev);
+    EXPECT_EQ(stats().srtt_ns, 7 * kUs);
+    EXPECT_EQ(stats().min_rtt_ns, 7 * kUs);
+    // Same trigger again: no second sample.
+    rx(1000 + 9 * kUs, s);
+    EXPECT_EQ(count(events(), MRC_EVT_RTT_SAMPLE), 0u);
+    // PSN 1 retransmitted after a timeout: an echo of the old timestamp
+    // gives no sample, an echo of the new one does.
+    mrc_conn_on_timer(c_, 1000 + rto());
+    auto r = poll(1000 + rto());
+    ASSERT_EQ(r.size(), 2u);
+    s = sack(0xffffff, 0b11);
+    s.sack.ack_psn_off = 2;  // PSN 1
+    s.sack.cc.echoed_ts = d[1].pkt.tseth.tx_ts;
+    if (s.sack.cc.echoed_ts == r[0].pkt.tseth.tx_ts) s.sack.cc.echoed_ts++;
+    rx(1000 + rto() + 3 * kUs, s);
+    EXPECT_EQ(count(events(), MRC_EVT_RTT_SAMPLE), 0u);
+    s = sack(0xffffff, 0b111);
+    s.sack.ack_psn_off = 3;  // PSN 2, retransmitted
+    s.sack.cc.echoed_ts = r[1].pkt.tseth.tx_ts;
+    rx(1000 + rto() + 4 * kUs, s);
+    ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_RTT_SAMPLE), 1u);
+    EXPECT_EQ(ev.back().u.rtt.rtt_ns, 4 * kUs);
+    // RTO adapts upwards to srtt + 4 rttvar when that exceeds the floor.
+    EXPECT_LT(stats().srtt_ns, rto());
+}
+
+TEST_F(ReqTest, EcnSackSkipsEv) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    mrc_pkt s = sack(0, 0, 1, d[0].ev, MRC_ECN_SKIP_ONCE);
+    rx(1, s);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_SKIP);
+    mrc_ev_info info;
+    mrc_conn_get_ev(c_, static_cast<u16>(mrc_conn_find_ev(c_, d[0].ev)), &info);
+    EXPECT_EQ(info.cnt.ecn, 1u);
+    EXPECT_EQ(info.cnt.sacked, 1u);
+}
+
+TEST_F(ReqTest, PlaneDownRetransmitsInFlightElsewhere) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 16, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 16u);
+    size_t on0 = 0;
+    for (const auto& x : d) on0 += x.plane == 0;
+    ASSERT_GT(on0, 0u);
+    EXPECT_EQ(mrc_conn_set_plane_up(c_, 5, 0, false), MRC_OK);
+    EXPECT_EQ(mrc_conn_set_plane_up(c_, 5, 9, false), MRC_E_INVAL);
+    auto r = poll(5);
+    ASSERT_EQ(r.size(), on0);
+    for (const auto& x : r) {
+        EXPECT_EQ(x.plane, 1);
+        EXPECT_TRUE(x.rtx);
+    }
+    auto st = stats();
+    EXPECT_EQ(st.tx_rtx_plane_down, on0);
+    EXPECT_EQ(st.timeouts, 0u);
+    EXPECT_EQ(st.retry_left, cfg_.retry_budget);
+    auto ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_PLANE), 1u);
+    mrc_plane_info pi;
+    ASSERT_EQ(mrc_conn_get_plane(c_, 0, &pi), MRC_OK);
+    EXPECT_EQ(pi.up, 0);
+    EXPECT_EQ(pi.n_bad, 0);
+    EXPECT_EQ(mrc_conn_get_plane(c_, 2, &pi), MRC_E_INVAL);
+}
+
+TEST_F(ReqTest, RoomMaskBlocksAndResumes) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 4, 0, 0, 1, nullptr), MRC_OK);
+    mrc_conn_set_tx_room(c_, 0);
+    EXPECT_TRUE(poll(0).empty());
+    mrc_conn_set_tx_room(c_, 0x2);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 4u);
+    for (const auto& x : d) EXPECT_EQ(x.plane, 1);
+}
+
+TEST_F(ReqTest, DeadlinesWhenIdle) {
+    create();
+    EXPECT_EQ(mrc_conn_next_deadline(c_), MRC_NO_DEADLINE);
+    ASSERT_EQ(mrc_conn_send(c_, 0, 10, 0, 0, 1, nullptr), MRC_OK);
+    poll(100);
+    EXPECT_EQ(mrc_conn_next_deadline(c_), 100 + rto());
+    rx(200, sack(0));
+    EXPECT_EQ(mrc_conn_next_deadline(c_), MRC_NO_DEADLINE);
+    mrc_conn_on_timer(c_, 100 + rto());  // spurious wake-up: harmless
+    EXPECT_TRUE(poll(100 + rto()).empty());
+    EXPECT_EQ(stats().timeouts, 0u);
+}
+
+}  // namespace

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * MRC (Multipath Reliable Connection) - userspace ABI of mrc.ko.
+ *
+ * Everything here is fixed-width and explicitly padded so that the same bytes
+ * mean the same thing to the kernel, to C and to C++ on every ABI. Fields
+ * named *reserved* must be zero: the kernel rejects non-zero values with
+ * EINVAL so that they can be given a meaning later without ambiguity.
+ */
+#ifndef _UAPI_LINUX_MRC_H
+#define _UAPI_LINUX_MRC_H
+
+#include <linux/types.h>
+
+/*
+ * Address family. Linux 6.1 has no free number above AF_MAX, so mrc.ko takes
+ * a slot unused in 6.1: AF_DECnet's 12 by default (DECnet was removed in 6.1).
+ * The module parameter "family" moves it; the number in use is always
+ * readable from MRC_FAMILY_SYSFS. Programs should read that file instead of
+ * trusting this default.
+ */
+#define AF_MRC_DEFAULT		12
+#define MRC_FAMILY_SYSFS	"/sys/module/mrc/parameters/family"
+
+/* Socket level for setsockopt()/getsockopt(); the same slot as AF_DECnet had. */
+#define SOL_MRC			261
+
+/* socket(AF_MRC, SOCK_SEQPACKET, MRC_PROTO_DEFAULT or 0) */
+#define MRC_PROTO_DEFAULT	0
+
+/**
+ * struct sockaddr_mrc - an MRC endpoint
+ * @smrc_family:   AF_MRC (the number in MRC_FAMILY_SYSFS)
+ * @smrc_port:     service id of the endpoint, network byte order; 0 in bind()
+ *                 asks the kernel to choose a free one
+ * @smrc_flags:    reserved for flags, must be zero
+ * @smrc_addr:     IPv6 address (an IPv4 peer is written as ::ffff:a.b.c.d);
+ *                 all-zero in bind() means any local address
+ * @smrc_scope_id: interface index for link-local addresses, else zero
+ * @smrc_reserved: must be zero
+ */
+struct sockaddr_mrc {
+	__u16	smrc_family;
+	__be16	smrc_port;
+	__u32	smrc_flags;
+	__u8	smrc_addr[16];
+	__u32	smrc_scope_id;
+	__u32	smrc_reserved;
+};
+
+#define MRC_SOCKADDR_SIZE	32
+
+#ifdef __cplusplus
+static_assert(sizeof(struct sockaddr_mrc) == MRC_SOCKADDR_SIZE, "sockaddr_mrc ABI");
+#else
+_Static_assert(sizeof(struct sockaddr_mrc) == MRC_SOCKADDR_SIZE, "sockaddr_mrc ABI");
+#endif
+
+/* First ephemeral service id handed out by bind() with smrc_port == 0. */
+#define MRC_PORT_EPHEMERAL_MIN	32768
+#define MRC_PORT_EPHEMERAL_MAX	60999
+
+/*
+ * ===========================================================================
+ * Generic netlink control plane (family MRC_GENL_NAME)
+ * ===========================================================================
+ *
+ * Planes, routes, EV/CC profiles and counters of one network namespace.
+ * Documentation/networking/mrc-netlink.rst describes every command and
+ * attribute; Documentation/netlink/specs/mrc.yaml is the machine-readable
+ * spec. Every value below is ABI: numbers are appended, never reused or
+ * renumbered, even when a command or attribute is retired.
+ */
+#define MRC_GENL_NAME		"mrc"
+#define MRC_GENL_VERSION	1
+#define MRC_GENL_MCGRP_EVENTS	"events"
+
+/* Limits enforced by the kernel (policy ranges or handler checks). */
+#define MRC_PLANE_ID_MAX	31	/* plane ids 0..31 */
+#define MRC_SEGS_MAX		8	/* SIDs in one srh segment list */
+#define MRC_ROUTE_PATHS_MAX	64	/* paths of one route */
+#define MRC_ROUTES_MAX		4096	/* routes of one namespace */
+#define MRC_PROFILE_ID_MAX	15	/* profile ids 0..15; 0 always exists */
+#define MRC_EV_COUNT_MIN	128	/* EVs per connection */
+#define MRC_EV_COUNT_MAX	256
+#define MRC_EV_COUNT_DEFAULT	128
+
+/**
+ * enum mrc_encap - how packets towards a route's prefix are encapsulated
+ * @MRC_ENCAP_NONE: plain IPv6; the fabric hashes the EV (ECMP)
+ * @MRC_ENCAP_SRH:  an SRH (routing header type 4) carrying the path's
+ *                  segment list of full SIDs
+ * @MRC_ENCAP_USID: IPv6-in-IPv6 whose outer destination is the path's uSID
+ *                  container (NEXT-C-SID)
+ */
+enum mrc_encap {
+	MRC_ENCAP_NONE,
+	MRC_ENCAP_SRH,
+	MRC_ENCAP_USID,
+
+	/* private: */
+	__MRC_ENCAP_CNT,
+	MRC_ENCAP_MAX = __MRC_ENCAP_CNT - 1,
+};
+
+/**
+ * enum mrc_cc_algo_id - congestion-control algorithms of a CC profile
+ * @MRC_CC_ALGO_NSCC:  NSCC-style window control (default)
+ * @MRC_CC_ALGO_FIXED: fixed window (lab, tests)
+ */
+enum mrc_cc_algo_id {
+	MRC_CC_ALGO_NSCC,
+	MRC_CC_ALGO_FIXED,
+
+	/* private: */
+	__MRC_CC_ALGO_CNT,
+	MRC_CC_ALGO_MAX = __MRC_CC_ALGO_CNT - 1,
+};
+
+/**
+ * enum mrc_cmd - commands of the mrc family
+ *
+ * GET commands answer a "do" (one object, selected by its key) and a
+ * "dump" (every object). Writes need CAP_NET_ADMIN in the namespace's user
+ * namespace. *_NTF commands are only ever sent by the kernel, to the
+ * MRC_GENL_MCGRP_EVENTS group.
+ */
+enum mrc_cmd {
+	MRC_CMD_UNSPEC,
+	MRC_CMD_PLANE_GET,
+	MRC_CMD_PLANE_ADD,
+	MRC_CMD_PLANE_DEL,
+	MRC_CMD_PLANE_SET,
+	MRC_CMD_ROUTE_GET,
+	MRC_CMD_ROUTE_ADD,
+	MRC_CMD_ROUTE_DEL,
+	MRC_CMD_PROFILE_GET,
+	MRC_CMD_PROFILE_ADD,
+	MRC_CMD_PROFILE_DEL,
+	MRC_CMD_PROFILE_SET,
+	MRC_CMD_STATS_GET,
+	MRC_CMD_PLANE_ADD_NTF,
+	MRC_CMD_PLANE_DEL_NTF,
+	MRC_CMD_PLANE_CHANGE_NTF,
+	MRC_CMD_ROUTE_ADD_NTF,
+	MRC_CMD_ROUTE_DEL_NTF,
+	MRC_CMD_ROUTE_CHANGE_NTF,
+
+	/* private: */
+	__MRC_CMD_CNT,
+	MRC_CMD_MAX = __MRC_CMD_CNT - 1,
+};
+
+/**
+ * enum mrc_attr - top-level attributes
+ * @MRC_ATTR_PAD: padding for 64-bit attributes
+ * @MRC_ATTR_PLANE_ID: u32, plane id 0..MRC_PLANE_ID_MAX
+ * @MRC_ATTR_IFINDEX: u32, the plane's netdev (0 in replies: device gone)
+ * @MRC_ATTR_IFNAME: string, the plane's netdev by name (input), its current
+ *	name (replies, absent when the device is gone)
+ * @MRC_ATTR_SADDR: binary (16 bytes), the plane's IPv6 source address
+ * @MRC_ATTR_ADMIN_UP: u8 0/1, administrative state of a plane
+ * @MRC_ATTR_OPER_UP: u8 0/1, replies only: device present, up and with
+ *	carrier
+ * @MRC_ATTR_DST: binary (16 bytes), destination prefix of a route
+ * @MRC_ATTR_DST_LEN: u8 0..128, its length
+ * @MRC_ATTR_ENCAP: u8, enum mrc_encap
+ * @MRC_ATTR_PATH: nested enum mrc_path_attr, one per path, repeated
+ * @MRC_ATTR_REPLACE: flag, MRC_CMD_ROUTE_ADD replaces an existing route
+ * @MRC_ATTR_PROFILE_ID: u32, profile id 0..MRC_PROFILE_ID_MAX
+ * @MRC_ATTR_PROFILE_EV: nested enum mrc_ev_attr
+ * @MRC_ATTR_PROFILE_CC: nested enum mrc_cc_attr
+ * @MRC_ATTR_STATS: nested enum mrc_stats_attr
+ */
+enum mrc_attr {
+	MRC_ATTR_UNSPEC,
+	MRC_ATTR_PAD,
+	MRC_ATTR_PLANE_ID,
+	MRC_ATTR_IFINDEX,
+	MRC_ATTR_IFNAME,
+	MRC_ATTR_SADDR,
+	MRC_ATTR_ADMIN_UP,
+	MRC_ATTR_OPER_UP,
+	MRC_ATTR_DST,
+	MRC_ATTR_DST_LEN,
+	MRC_ATTR_ENCAP,
+	MRC_ATTR_PATH,
+	MRC_ATTR_REPLACE,
+	MRC_ATTR_PROFILE_ID,
+	MRC_ATTR_PROFILE_EV,
+	MRC_ATTR_PROFILE_CC,
+	MRC_ATTR_STATS,
+
+	/* private: */
+	__MRC_ATTR_CNT,
+	MRC_ATTR_MAX = __MRC_ATTR_CNT - 1,
+};
+
+/**
+ * enum mrc_path_attr - one path of a route (inside MRC_ATTR_PATH)
+ * @MRC_PATH_ATTR_PLANE: u32, plane id (required)
+ * @MRC_PATH_ATTR_SEGS: nested enum mrc_seg_attr, the segment list of an
+ *	srh route, first segment first, 1..MRC_SEGS_MAX SIDs
+ * @MRC_PATH_ATTR_USID: binary (16 bytes), uSID container of a usid route
+ */
+enum mrc_path_attr {
+	MRC_PATH_ATTR_UNSPEC,
+	MRC_PATH_ATTR_PLANE,
+	MRC_PATH_ATTR_SEGS,
+	MRC_PATH_ATTR_USID,
+
+	/* private: */
+	__MRC_PATH_ATTR_CNT,
+	MRC_PATH_ATTR_MAX = __MRC_PATH_ATTR_CNT - 1,
+};
+
+/**
+ * enum mrc_seg_attr - a segment list (inside MRC_PATH_ATTR_SEGS)
+ * @MRC_SEG_ATTR_SID: binary (16 bytes), one SID, repeated in path order
+ */
+enum mrc_seg_attr {
+	MRC_SEG_ATTR_UNSPEC,
+	MRC_SEG_ATTR_SID,
+
+	/* private: */
+	__MRC_SEG_ATTR_CNT,
+	MRC_SEG_ATTR_MAX = __MRC_SEG_ATTR_CNT - 1,
+};
+
+/**
+ * enum mrc_ev_attr - EV part of a profile (inside MRC_ATTR_PROFILE_EV)
+ * @MRC_EV_ATTR_COUNT: u32, EVs per connection,
+ *	MRC_EV_COUNT_MIN..MRC_EV_COUNT_MAX (default 128)
+ * @MRC_EV_ATTR_ACTIVE_PER_PLANE: u32 0..256, EVs of each plane in the
+ *	active rotation; 0 (default): 3/4 of the plane's share
+ * @MRC_EV_ATTR_MIN_ACTIVE: u32 0..256, floor of usable active EVs
+ *	(ev_min_active); 0 (default): 1/8 of the active EVs, at least 2
+ */
+enum mrc_ev_attr {
+	MRC_EV_ATTR_UNSPEC,
+	MRC_EV_ATTR_COUNT,
+	MRC_EV_ATTR_ACTIVE_PER_PLANE,
+	MRC_EV_ATTR_MIN_ACTIVE,
+
+	/* private: */
+	__MRC_EV_ATTR_CNT,
+	MRC_EV_ATTR_MAX = __MRC_EV_ATTR_CNT - 1,
+};
+
+/**
+ * enum mrc_cc_attr - congestion-control part of a profile
+ *	(inside MRC_ATTR_PROFILE_CC); per-mille values are u32
+ * @MRC_CC_ATTR_ALGO: u8, enum mrc_cc_algo_id (default NSCC)
+ * @MRC_CC_ATTR_TARGET_DELAY_PM: target queueing delay, per mille of the
+ *	base RTT, 1..10000 (default 750)
+ * @MRC_CC_ATTR_GAMMA_PM: multiplicative-decrease gain, 1..1000 (default 800)
+ * @MRC_CC_ATTR_MAX_MD_PM: largest single decrease, 1..1000 (default 500)
+ * @MRC_CC_ATTR_MAX_WND_PM: window ceiling, per mille of the BDP,
+ *	100..10000 (default 1500)
+ * @MRC_CC_ATTR_INIT_WND_PM: initial window, per mille of the BDP,
+ *	100..10000, at most the ceiling (default 1500)
+ */
+enum mrc_cc_attr {
+	MRC_CC_ATTR_UNSPEC,
+	MRC_CC_ATTR_ALGO,
+	MRC_CC_ATTR_TARGET_DELAY_PM,
+	MRC_CC_ATTR_GAMMA_PM,
+	MRC_CC_ATTR_MAX_MD_PM,
+	MRC_CC_ATTR_MAX_WND_PM,
+	MRC_CC_ATTR_INIT_WND_PM,
+
+	/* private: */
+	__MRC_CC_ATTR_CNT,
+	MRC_CC_ATTR_MAX = __MRC_CC_ATTR_CNT - 1,
+};
+
+/**
+ * enum mrc_stats_attr - per-namespace counters (inside MRC_ATTR_STATS)
+ *
+ * All u64 except the object counts (u32). REJ_* count requests that passed
+ * the attribute policy and were refused by the handler, by errno; policy
+ * violations (type, length, range, unknown attributes) and EPERM are
+ * refused by the generic netlink core before the family sees them.
+ * @MRC_STATS_ATTR_PAD: padding
+ * @MRC_STATS_ATTR_PLANES: u32, configured planes
+ * @MRC_STATS_ATTR_ROUTES: u32, configured routes
+ * @MRC_STATS_ATTR_PROFILES: u32, configured profiles (profile 0 included)
+ * @MRC_STATS_ATTR_CHANGES: configuration changes applied
+ * @MRC_STATS_ATTR_REJ_INVAL: rejected with EINVAL (inconsistent request)
+ * @MRC_STATS_ATTR_REJ_NOENT: rejected with ENOENT (no such object)
+ * @MRC_STATS_ATTR_REJ_EXIST: rejected with EEXIST (object exists)
+ * @MRC_STATS_ATTR_REJ_NODEV: rejected with ENODEV (no such netdev)
+ * @MRC_STATS_ATTR_REJ_NOSPC: rejected with ENOSPC (table full)
+ * @MRC_STATS_ATTR_REJ_BUSY: rejected with EBUSY (object in use)
+ * @MRC_STATS_ATTR_REJ_NOMEM: rejected with ENOMEM
+ * @MRC_STATS_ATTR_REJ_OTHER: rejected with any other errno
+ * @MRC_STATS_ATTR_EVENTS: notifications sent to MRC_GENL_MCGRP_EVENTS
+ * @MRC_STATS_ATTR_SOCK_CREATED: AF_MRC sockets created
+ * @MRC_STATS_ATTR_SOCK_RELEASED: AF_MRC sockets released
+ * @MRC_STATS_ATTR_BIND_OK: successful bind() calls
+ * @MRC_STATS_ATTR_BIND_BAD_ADDR: bind() rejected: malformed address
+ * @MRC_STATS_ATTR_BIND_ADDR_NOTAVAIL: bind() rejected: address not local
+ * @MRC_STATS_ATTR_BIND_ADDR_INUSE: bind() rejected: service id in use
+ * @MRC_STATS_ATTR_SOCK_BAD_TYPE: socket() rejected: type or protocol
+ */
+enum mrc_stats_attr {
+	MRC_STATS_ATTR_UNSPEC,
+	MRC_STATS_ATTR_PAD,
+	MRC_STATS_ATTR_PLANES,
+	MRC_STATS_ATTR_ROUTES,
+	MRC_STATS_ATTR_PROFILES,
+	MRC_STATS_ATTR_CHANGES,
+	MRC_STATS_ATTR_REJ_INVAL,
+	MRC_STATS_ATTR_REJ_NOENT,
+	MRC_STATS_ATTR_REJ_EXIST,
+	MRC_STATS_ATTR_REJ_NODEV,
+	MRC_STATS_ATTR_REJ_NOSPC,
+	MRC_STATS_ATTR_REJ_BUSY,
+	MRC_STATS_ATTR_REJ_NOMEM,
+	MRC_STATS_ATTR_REJ_OTHER,
+	MRC_STATS_ATTR_EVENTS,
+	MRC_STATS_ATTR_SOCK_CREATED,
+	MRC_STATS_ATTR_SOCK_RELEASED,
+	MRC_STATS_ATTR_BIND_OK,
+	MRC_STATS_ATTR_BIND_BAD_ADDR,
+	MRC_STATS_ATTR_BIND_ADDR_NOTAVAIL,
+	MRC_STATS_ATTR_BIND_ADDR_INUSE,
+	MRC_STATS_ATTR_SOCK_BAD_TYPE,
+
+	/* private: */
+	__MRC_STATS_ATTR_CNT,
+	MRC_STATS_ATTR_MAX = __MRC_STATS_ATTR_CNT - 1,
+};
+
+/*
+ * ---- AF_MRC datapath: messages and socket options (level SOL_MRC) ----
+ *
+ * Documentation/networking/mrc-socket.rst is the full contract.
+ */
+
+/* Longest message of one sendmsg()/recvmsg(); longer sends fail EMSGSIZE. */
+#define MRC_MSG_MAX		(16u << 20)
+
+/*
+ * Options, level SOL_MRC. Values are fixed-width; structs have reserved
+ * fields that must be zero (EINVAL otherwise). The connection options
+ * (EV set size, profiles, plane mask) are read when the connection is
+ * set up: set them before connect() or on the listener before the peer
+ * connects (accepted sockets inherit them); later changes give EISCONN.
+ */
+#define MRC_EV_SET_SIZE		1	/* __u32: EVs per connection, 0 = the EV
+					 * profile's; else MRC_EV_COUNT_MIN..MAX
+					 */
+#define MRC_PROFILE		2	/* struct mrc_profile_opt */
+#define MRC_PLANE_MASK		3	/* __u32: planes the connection may use, 0 = all */
+#define MRC_INFO		4	/* struct mrc_info, getsockopt() only */
+
+/**
+ * struct mrc_profile_opt - MRC_PROFILE: which configured profiles (see
+ * MRC_CMD_PROFILE_*) a connection uses; ids 0..MRC_PROFILE_ID_MAX, 0 is
+ * the namespace default that always exists
+ * @cc_profile: profile whose congestion-control parameters apply
+ * @ev_profile: profile whose EV parameters apply
+ * @reserved:   must be zero
+ */
+struct mrc_profile_opt {
+	__u16	cc_profile;
+	__u16	ev_profile;
+	__u32	reserved;
+};
+
+#define MRC_INFO_PLANES		32
+
+/* struct mrc_info.mi_state */
+enum mrc_info_state {
+	MRC_INFO_CLOSED		= 0,
+	MRC_INFO_LISTEN		= 1,
+	MRC_INFO_CONNECTING	= 2,
+	MRC_INFO_ESTABLISHED	= 3,
+	MRC_INFO_FAILED		= 4,
+};
+
+/**
+ * struct mrc_info_plane - per-plane part of struct mrc_info
+ * @tx_pkts:    packets sent on the plane (data, control, probes)
+ * @tx_bytes:   their UDP payload bytes
+ * @evs:        EVs of the connection on this plane
+ * @evs_active: of these in the active rotation
+ * @evs_good:   of these GOOD
+ * @evs_bad:    of these ASSUMED_BAD
+ */
+struct mrc_info_plane {
+	__u64	tx_pkts;
+	__u64	tx_bytes;
+	__u32	evs;
+	__u32	evs_active;
+	__u32	evs_good;
+	__u32	evs_bad;
+};
+
+/**
+ * struct mrc_info - getsockopt(SOL_MRC, MRC_INFO): connection state
+ * @mi_size:        bytes of the struct the kernel knows (first field, so
+ *                  that the struct can grow: the kernel copies
+ *                  min(optlen, its size) and sets optlen to that)
+ * @mi_state:       enum mrc_info_state
+ * @mi_qpn:         our QPN (BTH.dest_qp of packets to us)
+ * @mi_peer_qpn:    the peer's QPN
+ * @mi_mtu:         payload bytes per data packet
+ * @mi_cwnd:        congestion window, bytes
+ * @mi_srtt_ns:     smoothed RTT
+ * @mi_min_rtt_ns:  minimum RTT
+ * @mi_rttvar_ns:   RTT variance
+ * @mi_retransmits: retransmitted packets
+ * @mi_timeouts:    retransmit timeouts
+ * @mi_tx_msgs:     messages sent and acknowledged
+ * @mi_rx_msgs:     messages delivered
+ * @mi_tx_pkts:     data packets sent (retransmissions included)
+ * @mi_tx_bytes:    payload bytes sent (retransmissions included)
+ * @mi_rx_pkts:     data packets received
+ * @mi_rx_bytes:    payload bytes accepted
+ * @mi_rx_dup:      duplicate data packets
+ * @mi_rx_oow:      data packets outside the receive window
+ * @mi_ev_good:     EVs GOOD
+ * @mi_ev_skip:     EVs SKIP
+ * @mi_ev_bad:      EVs ASSUMED_BAD
+ * @mi_ev_denied:   EVs DENIED
+ * @mi_n_planes:    planes of the connection (entries of @mi_planes used)
+ * @mi_retry_left:  remaining retry budget
+ * @mi_planes:      per-plane counters
+ */
+struct mrc_info {
+	__u32	mi_size;
+	__u32	mi_state;
+	__u32	mi_qpn;
+	__u32	mi_peer_qpn;
+	__u32	mi_mtu;
+	__u32	mi_cwnd;
+	__u64	mi_srtt_ns;
+	__u64	mi_min_rtt_ns;
+	__u64	mi_rttvar_ns;
+	__u64	mi_retransmits;
+	__u64	mi_timeouts;
+	__u64	mi_tx_msgs;
+	__u64	mi_rx_msgs;
+	__u64	mi_tx_pkts;
+	__u64	mi_tx_bytes;
+	__u64	mi_rx_pkts;
+	__u64	mi_rx_bytes;
+	__u64	mi_rx_dup;
+	__u64	mi_rx_oow;
+	__u32	mi_ev_good;
+	__u32	mi_ev_skip;
+	__u32	mi_ev_bad;
+	__u32	mi_ev_denied;
+	__u32	mi_n_planes;
+	__u32	mi_retry_left;
+	struct mrc_info_plane mi_planes[MRC_INFO_PLANES];
+};
+
+#define MRC_INFO_SIZE_V1	(152 + MRC_INFO_PLANES * 32)
+
+#ifdef __cplusplus
+static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
+static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V1, "mrc_info ABI");
+#else
+_Static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
+_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V1, "mrc_info ABI");
+#endif
+
+#endif /* _UAPI_LINUX_MRC_H */
