@@ -33,7 +33,7 @@ const char kUsage[] =
     "             (log-uniform sizes) --seed S (1) --deadline-ms MS (10000)\n"
     "  engine:    --mtu B --ev-per-plane E --ev-active A --rto-exp X --init-psn N\n"
     "             --mpr N --cc nscc|fixed --window-kb W\n"
-    "  output:    --paths (per-path counters) --events (EV state events)\n";
+    "  output:    --per-path (per-path counters) --events (EV state events)\n";
 
 struct Opts {
     unsigned planes = 2, paths = 4;
@@ -165,7 +165,7 @@ Opts parse(int argc, char** argv) {
             o.window_kb = static_cast<long>(num(val()));
         else if (a == "--cc")
             o.cc = val();
-        else if (a == "--paths-json" || a == "--paths")
+        else if (a == "--per-path")
             o.show_paths = true;
         else if (a == "--events")
             o.show_events = true;
