@@ -27,7 +27,7 @@ INITRAMFS := $(B)/vm/initramfs.cpio.gz
 RIG_SELFCHECK ?= 1
 
 .PHONY: all deps kmod rigmod userspace selftests initramfs check ctest vm-selftests \
-	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz clean distclean
+	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz bench clean distclean
 
 all: deps kmod rigmod userspace selftests initramfs
 
@@ -106,6 +106,11 @@ lint: $(B)/kabi.mk
 
 fuzz: userspace
 	bash scripts/fuzz.sh
+
+# Benchmarks, never pass/fail: MRC vs TCP vs MPTCP on the emulated fabric in
+# one VM boot; build/bench/{results.json,results.txt,plane-failure.svg}.
+bench: all
+	bash scripts/bench.sh
 
 clean:
 	rm -rf $(CMAKE_BUILD) $(KMOD_BUILD) $(KSFT_BUILD) $(B)/rigmod $(B)/vm

@@ -927,9 +927,8 @@ static struct pernet_operations mrc_cfg_net_ops = {
 };
 
 /**
- * mrc_cfg_init_module() - register the configuration store
+ * mrc_cfg_init_module() - register pernet state, then the netdevice notifier
  *
- * Pernet state first, then the netdevice notifier that reads it.
  * Return: 0 or a negative errno.
  */
 int mrc_cfg_init_module(void)
@@ -937,9 +936,9 @@ int mrc_cfg_init_module(void)
 	int err;
 
 	/* The uapi algorithm ids are the engine's registry keys. */
-	BUILD_BUG_ON(MRC_CC_ALGO_NSCC != MRC_CC_NSCC);
-	BUILD_BUG_ON(MRC_CC_ALGO_FIXED != MRC_CC_FIXED);
-	BUILD_BUG_ON(__MRC_CC_ALGO_CNT != MRC_CC_NR);
+	BUILD_BUG_ON((int)MRC_CC_ALGO_NSCC != (int)MRC_CC_NSCC);
+	BUILD_BUG_ON((int)MRC_CC_ALGO_FIXED != (int)MRC_CC_FIXED);
+	BUILD_BUG_ON((int)__MRC_CC_ALGO_CNT != (int)MRC_CC_NR);
 	BUILD_BUG_ON(MRC_PLANES_NR != MRC_MAX_PLANES);
 	BUILD_BUG_ON(MRC_PLANES_NR > 32);	/* oper_mask, plane_mask */
 

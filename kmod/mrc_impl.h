@@ -75,6 +75,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/uio.h>
+#include <linux/workqueue.h>
 #include <net/dst_cache.h>
 #include <net/sock.h>
 #include <linux/mrc.h>
@@ -228,7 +229,7 @@ enum mrc_sock_state {
 
 /* Per-socket default buffer sizes when the sysctls are smaller. */
 #define MRC_DEF_SNDBUF		(4 << 20)
-#define MRC_DEF_RCVBUF		(4 << 20)
+#define MRC_DEF_RCVBUF		(8 << 20)
 
 /**
  * struct mrc_msgbuf - kernel copy of one message, an array of pages
@@ -290,8 +291,12 @@ struct mrc_sock_opts {
  * @qpn_hashed: in mrc_net.qpn_hash
  * @peer_hashed: in mrc_net.peer_hash
  * @shut_wr:    shutdown(SHUT_WR) or close(): no more messages
- * @peer_closed: the peer sent a close request: EOF after the queue
- * @close_sent: our close request is out (@hs_tries counts them)
+ * @peer_closed: the peer will send no more (close request): EOF after
+ *              the queue
+ * @peer_gone:  the peer's socket is released: sends fail with EPIPE
+ * @released:   close() was called on this socket
+ * @close_sent: what our close requests announced: 0 nothing, 1 no more
+ *              sends (SHUT_WR), 2 released
  * @orphan:     close() called with messages in flight: lingering
  * @qpn_node:   link in mrc_net.qpn_hash
  * @peer_node:  link in mrc_net.peer_hash
@@ -326,8 +331,9 @@ struct mrc_sock_opts {
  * @accept_node: child: link in the listener's @accept_q
  * @parent:     child: the listener, while queued
  * @opts:       SOL_MRC options
+ * @destroy_work: tears a lingering (closed) connection down
  * @plane_pkts: packets sent per plane
- * @plane_bytes: bytes (UDP payload) sent per plane
+ * @plane_bytes: bytes (MRC packet, BTH to ICRC) sent per plane
  */
 struct mrc_sock {
 	struct sock sk;
@@ -342,7 +348,9 @@ struct mrc_sock {
 	bool peer_hashed;
 	bool shut_wr;
 	bool peer_closed;
-	bool close_sent;
+	bool peer_gone;
+	bool released;
+	u8 close_sent;
 	bool orphan;
 	struct hlist_node qpn_node;
 	struct hlist_node peer_node;
@@ -377,6 +385,7 @@ struct mrc_sock {
 	struct list_head accept_node;
 	struct sock *parent;
 	struct mrc_sock_opts opts;
+	struct work_struct destroy_work;
 	u64 plane_pkts[MRC_INFO_PLANES];
 	u64 plane_bytes[MRC_INFO_PLANES];
 };
@@ -396,6 +405,7 @@ void mrc_net_exit_module(void);
 int mrc_sock_init_module(void);
 void mrc_sock_exit_module(void);
 struct sock *mrc_sock_alloc_child(struct sock *parent, gfp_t gfp);
+void mrc_sock_free_child(struct sock *sk);
 
 /* mrc_udp.c: the namespace's UDP socket, receive demux, transmit */
 int mrc_udp_get(struct net *net);
@@ -417,13 +427,15 @@ int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms);
 int mrc_conn_start(struct mrc_sock *ms, u64 now);
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);
 void mrc_conn_teardown(struct mrc_sock *ms);
+bool mrc_conn_linger(struct mrc_sock *ms);
+int mrc_conn_connect(struct mrc_sock *ms);
 void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q);
+void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q);
 void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
 		  u32 ev, u32 rx_flags);
 void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt);
 void mrc_conn_wake(struct sock *sk);
-void mrc_conn_fail(struct mrc_sock *ms, int err);
-void mrc_conn_kick(struct mrc_sock *ms);
+void mrc_sk_fail(struct mrc_sock *ms, int err);
 u64 mrc_now(void);
 
 #endif /* MRC_IMPL_H */

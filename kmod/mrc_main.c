@@ -3,7 +3,8 @@
  * mrc_main.c - module entry points of mrc.ko, the Linux implementation of
  * MRC (Multipath Reliable Connection).
  *
- * Init order: pernet state first (sockets need it), then the socket family.
+ * Init order: pernet state first (sockets need it), then the configuration
+ * store and its generic netlink family, then the socket family.
  * Exit and every init error path undo exactly what was done, in reverse.
  */
 #include <linux/module.h>
@@ -11,6 +12,8 @@
 #include <linux/net.h>
 
 #include "mrc_impl.h"
+#include "mrc_cfg.h"
+#include "mrc_nl.h"
 
 /*
  * The address family number. 12 (AF_DECnet) is free in Linux 6.1; the value
@@ -49,13 +52,23 @@ static int __init mrc_init(void)
 	err = mrc_net_init_module();
 	if (err)
 		goto fail;
-	err = mrc_sock_init_module();
+	err = mrc_cfg_init_module();
 	if (err)
 		goto fail_net;
+	err = mrc_nl_init_module();
+	if (err)
+		goto fail_cfg;
+	err = mrc_sock_init_module();
+	if (err)
+		goto fail_nl;
 
 	pr_info("AF_MRC registered as address family %d\n", mrc_family);
 	return 0;
 
+fail_nl:
+	mrc_nl_exit_module();
+fail_cfg:
+	mrc_cfg_exit_module();
 fail_net:
 	mrc_net_exit_module();
 fail:
@@ -66,6 +79,8 @@ fail:
 static void __exit mrc_exit(void)
 {
 	mrc_sock_exit_module();
+	mrc_nl_exit_module();
+	mrc_cfg_exit_module();
 	mrc_net_exit_module();
 	pr_info("AF_MRC (family %d) unregistered\n", mrc_family);
 }

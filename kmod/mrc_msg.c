@@ -199,11 +199,15 @@ int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from)
  */
 int mrc_mb_to_iter(const struct mrc_msgbuf *mb, u32 len, struct iov_iter *to)
 {
+	struct page *pg;
 	u32 i, n;
 
 	for (i = 0; len; i++) {
 		n = min_t(u32, len, PAGE_SIZE);
-		if (copy_page_to_iter(*mrc_mb_slot(mb, i), 0, n, to) != n)
+		pg = *mrc_mb_slot(mb, i);
+		/* A page no packet wrote to (a buggy peer) reads as zeros. */
+		if (pg ? copy_page_to_iter(pg, 0, n, to) != n :
+			 iov_iter_zero(n, to) != n)
 			return -EFAULT;
 		len -= n;
 	}

@@ -23,6 +23,33 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_ADDR_NOTAVAIL]	= "BindAddrNotAvail",
 	[MRC_CNT_ADDR_INUSE]	= "BindAddrInUse",
 	[MRC_CNT_BAD_SOCKET]	= "SocketBadTypeOrProtocol",
+	[MRC_CNT_RX_PKTS]	= "RxPackets",
+	[MRC_CNT_RX_TRUNC]	= "RxTruncated",
+	[MRC_CNT_RX_BAD_ICRC]	= "RxBadIcrc",
+	[MRC_CNT_RX_BAD_OPCODE]	= "RxBadOpcode",
+	[MRC_CNT_RX_BAD_HDR]	= "RxBadHeader",
+	[MRC_CNT_RX_UNKNOWN_QPN] = "RxUnknownQpn",
+	[MRC_CNT_RX_WRONG_SRC]	= "RxWrongSource",
+	[MRC_CNT_RX_NOT_READY]	= "RxNotReady",
+	[MRC_CNT_RX_STALE]	= "RxStale",
+	[MRC_CNT_RX_PROTO]	= "RxProtoError",
+	[MRC_CNT_RX_OOW]	= "RxOutOfWindow",
+	[MRC_CNT_RX_DUP]	= "RxDuplicate",
+	[MRC_CNT_RX_NOBUF]	= "RxNoBuffer",
+	[MRC_CNT_RX_BAD_HS]	= "RxBadHandshake",
+	[MRC_CNT_RX_NOMEM]	= "RxNoMemory",
+	[MRC_CNT_TX_PKTS]	= "TxPackets",
+	[MRC_CNT_TX_ERR]	= "TxErrors",
+	[MRC_CNT_TX_NOROUTE]	= "TxNoRoute",
+	[MRC_CNT_CONN_REQ_SENT]	= "ConnectRequests",
+	[MRC_CNT_CONN_REQ_RTX]	= "ConnectRequestRetrans",
+	[MRC_CNT_CONN_RESP_SENT] = "ConnectResponses",
+	[MRC_CNT_CONN_REFUSED]	= "ConnectRefused",
+	[MRC_CNT_CONN_BACKLOG]	= "ConnectBacklogDrops",
+	[MRC_CNT_CONN_ESTAB]	= "ConnEstablished",
+	[MRC_CNT_CONN_TIMEDOUT]	= "ConnectTimeouts",
+	[MRC_CNT_CONN_FAILED]	= "ConnFailed",
+	[MRC_CNT_CONN_CLOSED]	= "ConnClosed",
 };
 
 /**
@@ -56,6 +83,9 @@ static int mrc_proc_show(struct seq_file *seq, void *v)
 	spin_lock_bh(&mn->bind_lock);
 	seq_printf(seq, "Bound %u\n", mn->nbound);
 	spin_unlock_bh(&mn->bind_lock);
+	spin_lock_bh(&mn->conn_lock);
+	seq_printf(seq, "Connections %u\n", mn->nconns);
+	spin_unlock_bh(&mn->conn_lock);
 	for (i = 0; i < __MRC_CNT_MAX; i++)
 		seq_printf(seq, "%s %lld\n", mrc_counter_names[i],
 			   (long long)atomic64_read(&mn->counters[i]));
@@ -70,9 +100,17 @@ static int __net_init mrc_net_init(struct net *net)
 	hash_init(mn->bind_hash);
 	atomic_set(&mn->nsocks, 0);
 	mn->next_port = MRC_PORT_EPHEMERAL_MIN;
+	mutex_init(&mn->udp_mutex);
+	mn->udp_sock = NULL;
+	spin_lock_init(&mn->conn_lock);
+	hash_init(mn->qpn_hash);
+	hash_init(mn->peer_hash);
+	mn->nconns = 0;
 
 	if (!proc_create_net_single("mrc", 0444, net->proc_net, mrc_proc_show, NULL))
 		return -ENOMEM;
+	/* Not fatal: retried on the first connect()/listen() of the namespace. */
+	mrc_udp_get(net);
 	return 0;
 }
 
@@ -83,6 +121,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 	remove_proc_entry("mrc", net->proc_net);
 	/* Sockets pin their namespace, so none can be left here. */
 	WARN_ON_ONCE(atomic_read(&mn->nsocks));
+	mrc_udp_net_exit(mn);
 }
 
 static struct pernet_operations mrc_net_ops = {

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrc_sock.c - the AF_MRC socket family: socket(), bind(), getsockname(),
- * close().
+ * mrc_sock.c - the AF_MRC socket family: socket(), bind(), connect(),
+ * listen(), accept(), sendmsg(), recvmsg(), poll(), shutdown(),
+ * getsockname()/getpeername(), the SOL_MRC options and close().
  *
- * The connection-oriented calls (connect, listen, accept, sendmsg, recvmsg,
- * poll, shutdown) answer EOPNOTSUPP until the datapath lands; see
- * Documentation/networking/mrc-socket.rst for what each returns today.
+ * Every call is serialised by the socket lock; what the call shares with
+ * the softirq datapath is under the connection lock (mrc_impl.h). The
+ * contract (errno of every case) is Documentation/networking/mrc-socket.rst.
  */
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
 
@@ -112,7 +116,7 @@ static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	}
 
 	lock_sock(sk);
-	if (ms->bound) {
+	if (ms->bound || ms->state != MRC_ST_CLOSED) {
 		err = -EINVAL;
 		mrc_net_count(mn, MRC_CNT_BAD_ADDR);
 		goto out;
@@ -140,24 +144,56 @@ out:
 	return err;
 }
 
+/* Bind to the wildcard address and an ephemeral service id; socket lock held. */
+static int mrc_autobind(struct sock *sk)
+{
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct mrc_net *mn = mrc_net(sock_net(sk));
+	u16 port;
+	int err = 0;
+
+	if (ms->bound)
+		return 0;
+	spin_lock_bh(&mn->bind_lock);
+	port = mrc_port_pick(mn, &in6addr_any);
+	if (port) {
+		memset(&ms->local, 0, sizeof(ms->local));
+		ms->local.smrc_family = mrc_family;
+		ms->local.smrc_port = htons(port);
+		ms->bound = true;
+		hash_add_rcu(mn->bind_hash, &ms->bind_node, port);
+		mn->nbound++;
+	} else {
+		err = -EADDRINUSE;
+	}
+	spin_unlock_bh(&mn->bind_lock);
+	return err;
+}
+
 static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 {
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
 	struct sockaddr_mrc sa;
+	int err = sizeof(sa);
 
-	if (peer)
-		return -ENOTCONN;
 	lock_sock(sk);
-	if (ms->bound) {
+	if (peer) {
+		if (ms->state == MRC_ST_ESTABLISHED ||
+		    (ms->state == MRC_ST_FAILED && ms->peer_qpn))
+			sa = ms->peer;
+		else
+			err = -ENOTCONN;
+	} else if (ms->local.smrc_family) {
 		sa = ms->local;
 	} else {
 		memset(&sa, 0, sizeof(sa));
 		sa.smrc_family = mrc_family;
 	}
 	release_sock(sk);
-	memcpy(uaddr, &sa, sizeof(sa));
-	return sizeof(sa);
+	if (err > 0)
+		memcpy(uaddr, &sa, sizeof(sa));
+	return err;
 }
 
 static void mrc_unhash(struct sock *sk)
@@ -174,19 +210,692 @@ static void mrc_unhash(struct sock *sk)
 	spin_unlock_bh(&mn->bind_lock);
 }
 
+/* Wake-up conditions of the blocking calls (read racily, rechecked). */
+static bool mrc_connect_done(struct mrc_sock *ms)
+{
+	return READ_ONCE(ms->state) != MRC_ST_CONNECTING;
+}
+
+static bool mrc_accept_ready(struct mrc_sock *ms)
+{
+	return !list_empty_careful(&ms->accept_q) ||
+	       READ_ONCE(ms->state) != MRC_ST_LISTEN;
+}
+
+static bool mrc_can_send(const struct mrc_sock *ms)
+{
+	const struct sock *sk = &ms->sk;
+
+	return READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf) &&
+	       READ_ONCE(ms->tx_pending) < ms->tx_cap;
+}
+
+static bool mrc_send_ready(struct mrc_sock *ms)
+{
+	return mrc_can_send(ms) || READ_ONCE(ms->state) != MRC_ST_ESTABLISHED ||
+	       READ_ONCE(ms->sk.sk_err) || READ_ONCE(ms->peer_gone);
+}
+
+static bool mrc_recv_ready(struct mrc_sock *ms)
+{
+	u8 state = READ_ONCE(ms->state);
+
+	return READ_ONCE(ms->rxq_len) || READ_ONCE(ms->sk.sk_err) ||
+	       READ_ONCE(ms->peer_closed) ||
+	       (READ_ONCE(ms->sk.sk_shutdown) & RCV_SHUTDOWN) ||
+	       (state != MRC_ST_ESTABLISHED && state != MRC_ST_CONNECTING);
+}
+
+/*
+ * Wait, the socket lock dropped while sleeping, until @ready holds.
+ * Return: 0, -EAGAIN (timeout or non-blocking) or -EINTR/-ERESTARTSYS.
+ */
+static int mrc_wait(struct sock *sk, long *timeo,
+		    bool (*ready)(struct mrc_sock *ms))
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct mrc_sock *ms = mrc_sk(sk);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (!ready(ms)) {
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		sk_wait_event(sk, timeo, ready(ms), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+static int mrc_check_peer(struct sock *sk, const struct sockaddr_mrc *sa,
+			  int addr_len)
+{
+	const struct in6_addr *a = (const struct in6_addr *)sa->smrc_addr;
+
+	if (addr_len < (int)sizeof(*sa))
+		return -EINVAL;
+	if (sa->smrc_family != mrc_family)
+		return -EAFNOSUPPORT;
+	if (sa->smrc_flags || sa->smrc_reserved || !sa->smrc_port)
+		return -EINVAL;
+	if (ipv6_addr_any(a) || (ipv6_addr_type(a) & IPV6_ADDR_MULTICAST))
+		return -EINVAL;
+	if ((ipv6_addr_type(a) & IPV6_ADDR_LINKLOCAL) && !sa->smrc_scope_id)
+		return -EINVAL;
+	return 0;
+}
+
+static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
+		       int addr_len, int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct sockaddr_mrc sa;
+	long timeo;
+	int err;
+
+	if (addr_len < (int)sizeof(sa))
+		return -EINVAL;
+	memcpy(&sa, uaddr, sizeof(sa));
+	err = mrc_check_peer(sk, &sa, addr_len);
+	if (err)
+		return err;
+
+	lock_sock(sk);
+	switch (ms->state) {
+	case MRC_ST_CLOSED:
+		break;
+	case MRC_ST_CONNECTING:
+		err = flags & O_NONBLOCK ? -EALREADY : 0;
+		goto wait;
+	case MRC_ST_ESTABLISHED:
+		err = -EISCONN;
+		goto out;
+	case MRC_ST_FAILED:
+		err = sock_error(sk) ?: -EISCONN;
+		goto out;
+	default:
+		err = -EINVAL;
+		goto out;
+	}
+	if (ms->qpn_hashed || (sk->sk_shutdown & SEND_SHUTDOWN)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = mrc_udp_get(sock_net(sk));
+	if (err)
+		goto out;
+	err = mrc_autobind(sk);
+	if (err)
+		goto out;
+	ms->peer = sa;
+	ms->saddr = *(struct in6_addr *)ms->local.smrc_addr;
+	err = mrc_conn_connect(ms);
+	if (err) {
+		memset(&ms->peer, 0, sizeof(ms->peer));
+		goto out;
+	}
+	sock->state = SS_CONNECTING;
+	if (flags & O_NONBLOCK) {
+		err = -EINPROGRESS;
+		goto out;
+	}
+wait:
+	if (err)
+		goto out;
+	timeo = sock_sndtimeo(sk, flags & O_NONBLOCK);
+	err = mrc_wait(sk, &timeo, mrc_connect_done);
+	if (err == -EAGAIN) {
+		err = -EINPROGRESS;
+		goto out;
+	}
+	if (err)
+		goto out;
+	if (ms->state == MRC_ST_ESTABLISHED) {
+		sock->state = SS_CONNECTED;
+		err = 0;
+	} else {
+		sock->state = SS_UNCONNECTED;
+		err = sock_error(sk) ?: -ECONNREFUSED;
+	}
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int mrc_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (ms->state != MRC_ST_CLOSED && ms->state != MRC_ST_LISTEN)
+		goto out;
+	if (ms->qpn_hashed)
+		goto out;
+	err = mrc_udp_get(sock_net(sk));
+	if (err)
+		goto out;
+	err = mrc_autobind(sk);
+	if (err)
+		goto out;
+	spin_lock_bh(&ms->lock);
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog < 0 ? 0 : backlog);
+	WRITE_ONCE(ms->state, MRC_ST_LISTEN);
+	spin_unlock_bh(&ms->lock);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int mrc_accept(struct socket *sock, struct socket *newsock, int flags,
+		      bool kern)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct mrc_sock *child = NULL;
+	long timeo;
+	int err;
+
+	lock_sock(sk);
+	if (ms->state != MRC_ST_LISTEN) {
+		err = -EINVAL;
+		goto out;
+	}
+	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
+	err = mrc_wait(sk, &timeo, mrc_accept_ready);
+	if (err)
+		goto out;
+	spin_lock_bh(&ms->lock);
+	child = list_first_entry_or_null(&ms->accept_q, struct mrc_sock,
+					 accept_node);
+	if (child) {
+		list_del_init(&child->accept_node);
+		child->parent = NULL;
+		sk_acceptq_removed(sk);
+	}
+	spin_unlock_bh(&ms->lock);
+	if (!child) {
+		err = -EINVAL;
+		goto out;
+	}
+	lock_sock(&child->sk);
+	sock_graft(&child->sk, newsock);
+	newsock->state = SS_CONNECTED;
+	release_sock(&child->sk);
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* May this socket queue a message now? Connection lock held. */
+static int mrc_send_state(struct mrc_sock *ms)
+{
+	struct sock *sk = &ms->sk;
+
+	if (sk->sk_err)
+		return -sk->sk_err;
+	if ((sk->sk_shutdown & SEND_SHUTDOWN) || ms->shut_wr || ms->peer_gone)
+		return -EPIPE;
+	if (ms->state == MRC_ST_CONNECTING)
+		return -EAGAIN;
+	if (ms->state != MRC_ST_ESTABLISHED || !ms->conn)
+		return -ENOTCONN;
+	return 0;
+}
+
+static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct net *net = sock_net(sk);
+	struct mrc_msgbuf *mb;
+	struct sk_buff_head q;
+	bool queued = false;
+	long timeo;
+	u64 now;
+	u16 msn;
+	int err, rc;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_EOR | MSG_NOSIGNAL |
+			       MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	if (len > MRC_MSG_MAX)
+		return -EMSGSIZE;
+	mb = mrc_mb_alloc(len, GFP_KERNEL);
+	if (!mb)
+		return -ENOBUFS;
+	err = mrc_mb_from_iter(mb, &msg->msg_iter);
+	if (err)
+		goto free;
+	mb->charge = mrc_mb_truesize(len);
+	__skb_queue_head_init(&q);
+
+	lock_sock(sk);
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	for (;;) {
+		spin_lock_bh(&ms->lock);
+		err = mrc_send_state(ms);
+		if (!err && len > ms->peer_max_msg)
+			err = -EMSGSIZE;
+		if (!err && (mrc_can_send(ms) || !ms->tx_pending) &&
+		    mrc_conn_tx_msgs_free(ms->conn)) {
+			now = mrc_now();
+			rc = mrc_conn_send(ms->conn, now, len, 0, 0,
+					   (u64)(uintptr_t)mb, &msn);
+			if (rc == MRC_OK) {
+				mb->msn = msn;
+				ms->txm[msn % ms->tx_cap] = mb;
+				WRITE_ONCE(ms->tx_pending, ms->tx_pending + 1);
+				WRITE_ONCE(sk->sk_wmem_queued,
+					   sk->sk_wmem_queued + mb->charge);
+				queued = true;
+				mrc_conn_drain(ms, now, &q);
+			} else if (rc == MRC_E_TOOBIG) {
+				err = -EMSGSIZE;
+			} else if (rc != MRC_E_AGAIN) {
+				err = -EPIPE;
+			}
+		} else if (!err) {
+			err = -EAGAIN;
+		}
+		spin_unlock_bh(&ms->lock);
+		if (queued || err != -EAGAIN)
+			break;
+		err = mrc_wait(sk, &timeo, mrc_send_ready);
+		if (err)
+			break;
+	}
+	release_sock(sk);
+	mrc_xmit_queue(net, ms, &q);
+	if (queued)
+		return len;
+	if (err == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+free:
+	mrc_mb_free(mb);
+	return err;
+}
+
+static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		       int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct mrc_msgbuf *mb = NULL;
+	long timeo;
+	u32 n;
+	int err;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_PEEK | MSG_WAITALL |
+		      MSG_CMSG_COMPAT | MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
+	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	for (;;) {
+		err = 0;
+		spin_lock_bh(&ms->lock);
+		mb = list_first_entry_or_null(&ms->rxq, struct mrc_msgbuf, node);
+		if (mb && !(flags & MSG_PEEK)) {
+			list_del_init(&mb->node);
+			WRITE_ONCE(ms->rxq_len, ms->rxq_len - 1);
+			ms->rx_queued -= mb->charge;
+		}
+		if (!mb) {
+			if (sk->sk_err)
+				err = sock_error(sk);
+			else if (ms->peer_closed ||
+				 (sk->sk_shutdown & RCV_SHUTDOWN) ||
+				 ms->state == MRC_ST_FAILED)
+				err = 0;	/* end of file */
+			else if (ms->state != MRC_ST_ESTABLISHED &&
+				 ms->state != MRC_ST_CONNECTING)
+				err = -ENOTCONN;
+			else
+				err = -EAGAIN;
+		}
+		spin_unlock_bh(&ms->lock);
+		if (mb || err != -EAGAIN)
+			break;
+		err = mrc_wait(sk, &timeo, mrc_recv_ready);
+		if (err)
+			break;
+	}
+	if (!mb)
+		goto out;
+	n = min_t(size_t, len, mb->len);
+	err = mrc_mb_to_iter(mb, n, &msg->msg_iter);
+	if (!err) {
+		msg->msg_flags |= MSG_EOR;
+		if (n < mb->len)
+			msg->msg_flags |= MSG_TRUNC;
+		err = (flags & MSG_TRUNC) ? mb->len : n;
+		if (msg->msg_name) {
+			memcpy(msg->msg_name, &ms->peer, sizeof(ms->peer));
+			msg->msg_namelen = sizeof(ms->peer);
+		}
+	}
+	if (!(flags & MSG_PEEK))
+		mrc_mb_free(mb);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static __poll_t mrc_poll(struct file *file, struct socket *sock,
+			 poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	__poll_t mask = 0;
+	u8 state;
+
+	sock_poll_wait(file, sock, wait);
+	state = READ_ONCE(ms->state);
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (state == MRC_ST_LISTEN) {
+		if (!list_empty_careful(&ms->accept_q))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		return mask;
+	}
+	if (READ_ONCE(ms->rxq_len))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(ms->peer_closed) ||
+	    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+	if (state == MRC_ST_FAILED)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+	if (state == MRC_ST_ESTABLISHED && !READ_ONCE(ms->shut_wr) &&
+	    !READ_ONCE(ms->peer_gone) && mrc_can_send(ms))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+static int mrc_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct sk_buff_head q;
+	int err = 0;
+
+	/* SHUT_RD (0), SHUT_WR (1), SHUT_RDWR (2) -> RCV/SEND_SHUTDOWN bits */
+	how++;
+	if (how <= 0 || how > SHUTDOWN_MASK)
+		return -EINVAL;
+	__skb_queue_head_init(&q);
+	lock_sock(sk);
+	spin_lock_bh(&ms->lock);
+	if (ms->state != MRC_ST_ESTABLISHED && ms->state != MRC_ST_FAILED) {
+		err = -ENOTCONN;
+	} else {
+		WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+		if (how & SEND_SHUTDOWN)
+			ms->shut_wr = true;
+		/* The close notification leaves once the queue is empty. */
+		mrc_conn_drain(ms, mrc_now(), &q);
+		mrc_conn_wake(sk);
+	}
+	spin_unlock_bh(&ms->lock);
+	release_sock(sk);
+	mrc_xmit_queue(sock_net(sk), ms, &q);
+	return err;
+}
+
+static int mrc_setsockopt(struct socket *sock, int level, int optname,
+			  sockptr_t optval, unsigned int optlen)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct mrc_profile_opt prof;
+	u32 val;
+	int err = 0;
+
+	if (level != SOL_MRC)
+		return -ENOPROTOOPT;
+	switch (optname) {
+	case MRC_EV_SET_SIZE:
+	case MRC_PLANE_MASK:
+		if (optlen < sizeof(val))
+			return -EINVAL;
+		if (copy_from_sockptr(&val, optval, sizeof(val)))
+			return -EFAULT;
+		break;
+	case MRC_PROFILE:
+		if (optlen < sizeof(prof))
+			return -EINVAL;
+		if (copy_from_sockptr(&prof, optval, sizeof(prof)))
+			return -EFAULT;
+		if (prof.reserved || prof.cc_profile > MRC_PROFILE_ID_MAX ||
+		    prof.ev_profile > MRC_PROFILE_ID_MAX)
+			return -EINVAL;
+		break;
+	case MRC_INFO:
+		return -EPERM;
+	default:
+		return -ENOPROTOOPT;
+	}
+	lock_sock(sk);
+	if (ms->state != MRC_ST_CLOSED && ms->state != MRC_ST_LISTEN) {
+		err = -EISCONN;
+		goto out;
+	}
+	switch (optname) {
+	case MRC_EV_SET_SIZE:
+		if (val && (val < MRC_EV_COUNT_MIN || val > MRC_EV_COUNT_MAX))
+			err = -EINVAL;
+		else
+			ms->opts.ev_count = val;
+		break;
+	case MRC_PLANE_MASK:
+		ms->opts.plane_mask = val;
+		break;
+	case MRC_PROFILE:
+		ms->opts.cc_profile = prof.cc_profile;
+		ms->opts.ev_profile = prof.ev_profile;
+		break;
+	}
+out:
+	release_sock(sk);
+	return err;
+}
+
+static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
+{
+	struct mrc_conn_stats *st;
+	struct mrc_plane_info pi;
+	struct mrc_ev_info ei;
+	u32 i, n;
+
+	mi->mi_size = sizeof(*mi);
+	mi->mi_state = ms->state;
+	mi->mi_qpn = ms->qpn;
+	mi->mi_peer_qpn = ms->peer_qpn;
+	mi->mi_mtu = ms->mtu;
+	for (i = 0; i < MRC_INFO_PLANES; i++) {
+		mi->mi_planes[i].tx_pkts = READ_ONCE(ms->plane_pkts[i]);
+		mi->mi_planes[i].tx_bytes = READ_ONCE(ms->plane_bytes[i]);
+	}
+	if (!ms->conn)
+		return;
+	st = kzalloc(sizeof(*st), GFP_ATOMIC);
+	if (st) {
+		mrc_conn_get_stats(ms->conn, st);
+		mi->mi_cwnd = st->cwnd_bytes;
+		mi->mi_srtt_ns = st->srtt_ns;
+		mi->mi_min_rtt_ns = st->min_rtt_ns;
+		mi->mi_rttvar_ns = st->rttvar_ns;
+		mi->mi_retransmits = st->tx_rtx_pkts;
+		mi->mi_timeouts = st->timeouts;
+		mi->mi_tx_msgs = st->tx_msgs_completed;
+		mi->mi_rx_msgs = st->rx_msgs_delivered;
+		mi->mi_tx_pkts = st->tx_data_pkts;
+		mi->mi_tx_bytes = st->tx_data_bytes;
+		mi->mi_rx_pkts = st->rx_data_pkts;
+		mi->mi_rx_bytes = st->rx_data_bytes;
+		mi->mi_rx_dup = st->rx_dup_pkts;
+		mi->mi_rx_oow = st->rx_oor_pkts;
+		mi->mi_retry_left = st->retry_left;
+		mi->mi_snd_una = st->snd_una;
+		mi->mi_snd_nxt = st->snd_nxt;
+		mi->mi_rcv_cack = st->rcv_cack;
+		kfree(st);
+	}
+	n = mrc_conn_num_evs(ms->conn);
+	for (i = 0; i < n; i++) {
+		if (mrc_conn_get_ev(ms->conn, i, &ei))
+			continue;
+		switch (ei.state) {
+		case MRC_EV_GOOD:
+			mi->mi_ev_good++;
+			break;
+		case MRC_EV_SKIP:
+			mi->mi_ev_skip++;
+			break;
+		case MRC_EV_ASSUMED_BAD:
+			mi->mi_ev_bad++;
+			break;
+		default:
+			mi->mi_ev_denied++;
+			break;
+		}
+	}
+	for (i = 0; i < MRC_INFO_PLANES; i++) {
+		if (mrc_conn_get_plane(ms->conn, i, &pi))
+			break;
+		mi->mi_n_planes = i + 1;
+		mi->mi_planes[i].evs = pi.n_ev;
+		mi->mi_planes[i].evs_active = pi.n_active;
+		mi->mi_planes[i].evs_good = pi.n_good;
+		mi->mi_planes[i].evs_bad = pi.n_bad;
+	}
+}
+
+static int mrc_getsockopt(struct socket *sock, int level, int optname,
+			  char __user *optval, int __user *optlen)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct mrc_profile_opt prof;
+	struct mrc_info *mi;
+	int len, err = 0;
+	u32 val;
+
+	if (level != SOL_MRC)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < (int)sizeof(u32))
+		return -EINVAL;
+	switch (optname) {
+	case MRC_EV_SET_SIZE:
+	case MRC_PLANE_MASK:
+		lock_sock(sk);
+		val = optname == MRC_EV_SET_SIZE ? ms->opts.ev_count :
+						    ms->opts.plane_mask;
+		release_sock(sk);
+		len = sizeof(val);
+		if (copy_to_user(optval, &val, len))
+			return -EFAULT;
+		break;
+	case MRC_PROFILE:
+		if (len < (int)sizeof(prof))
+			return -EINVAL;
+		memset(&prof, 0, sizeof(prof));
+		lock_sock(sk);
+		prof.cc_profile = ms->opts.cc_profile;
+		prof.ev_profile = ms->opts.ev_profile;
+		release_sock(sk);
+		len = sizeof(prof);
+		if (copy_to_user(optval, &prof, len))
+			return -EFAULT;
+		break;
+	case MRC_INFO:
+		mi = kzalloc(sizeof(*mi), GFP_KERNEL);
+		if (!mi)
+			return -ENOMEM;
+		lock_sock(sk);
+		spin_lock_bh(&ms->lock);
+		mrc_fill_info(ms, mi);
+		spin_unlock_bh(&ms->lock);
+		release_sock(sk);
+		len = min_t(int, len, sizeof(*mi));
+		if (copy_to_user(optval, mi, len))
+			err = -EFAULT;
+		kfree(mi);
+		if (err)
+			return err;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	if (put_user(len, optlen))
+		return -EFAULT;
+	return 0;
+}
+
+/* Abort the children a listener never accepted; socket lock held. */
+static void mrc_listen_stop(struct mrc_sock *ms)
+{
+	struct mrc_sock *child, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&ms->lock);
+	WRITE_ONCE(ms->state, MRC_ST_CLOSED);
+	list_splice_init(&ms->accept_q, &list);
+	spin_unlock_bh(&ms->lock);
+	list_for_each_entry_safe(child, tmp, &list, accept_node) {
+		list_del_init(&child->accept_node);
+		child->parent = NULL;
+		sk_acceptq_removed(&ms->sk);
+		mrc_conn_teardown(child);
+		mrc_sock_free_child(&child->sk);
+	}
+}
+
 static int mrc_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
+	struct mrc_sock *ms;
 	struct mrc_net *mn;
+	struct sk_buff_head q;
+	bool linger = false;
 
 	if (!sk)
 		return 0;
+	ms = mrc_sk(sk);
 	mn = mrc_net(sock_net(sk));
+	__skb_queue_head_init(&q);
 
 	lock_sock(sk);
 	mrc_unhash(sk);
+	if (ms->state == MRC_ST_LISTEN)
+		mrc_listen_stop(ms);
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	spin_lock_bh(&ms->lock);
+	ms->released = true;
+	spin_unlock_bh(&ms->lock);
+	linger = mrc_conn_linger(ms);
+	if (!linger) {
+		spin_lock_bh(&ms->lock);
+		mrc_conn_close_due(ms, &q);
+		spin_unlock_bh(&ms->lock);
+	}
 	sock_orphan(sk);
 	release_sock(sk);
+	mrc_xmit_queue(sock_net(sk), ms, &q);
+	if (!linger)
+		mrc_conn_teardown(ms);
+	else
+		mrc_conn_wake(sk);
 
 	atomic_dec(&mn->nsocks);
 	mrc_net_count(mn, MRC_CNT_SOCK_RELEASED);
@@ -205,19 +914,43 @@ static const struct proto_ops mrc_proto_ops = {
 	.owner		= THIS_MODULE,
 	.release	= mrc_release,
 	.bind		= mrc_bind,
-	.connect	= sock_no_connect,
+	.connect	= mrc_connect,
 	.socketpair	= sock_no_socketpair,
-	.accept		= sock_no_accept,
+	.accept		= mrc_accept,
 	.getname	= mrc_getname,
-	.poll		= datagram_poll,
+	.poll		= mrc_poll,
 	.ioctl		= sock_no_ioctl,
-	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
-	.sendmsg	= sock_no_sendmsg,
-	.recvmsg	= sock_no_recvmsg,
+	.listen		= mrc_listen,
+	.shutdown	= mrc_shutdown,
+	.setsockopt	= mrc_setsockopt,
+	.getsockopt	= mrc_getsockopt,
+	.sendmsg	= mrc_sendmsg,
+	.recvmsg	= mrc_recvmsg,
 	.mmap		= sock_no_mmap,
 	.sendpage	= sock_no_sendpage,
 };
+
+static void mrc_sk_destruct(struct sock *sk)
+{
+	struct mrc_sock *ms = mrc_sk(sk);
+
+	/* Teardown ran: no engine, no buffers; only the route cache is left. */
+	if (ms->dst_ok)
+		dst_cache_destroy(&ms->dst_cache);
+	ms->dst_ok = false;
+}
+
+/* Defaults shared by socket() and accepted children. */
+static void mrc_sock_setup(struct sock *sk)
+{
+	sk->sk_protocol = MRC_PROTO_DEFAULT;
+	sk->sk_destruct = mrc_sk_destruct;
+	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf, MRC_DEF_SNDBUF);
+	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, MRC_DEF_RCVBUF);
+	/* Receive-path lookups walk the hashes under RCU only. */
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	mrc_conn_sock_init(mrc_sk(sk));
+}
 
 static int mrc_create(struct net *net, struct socket *sock, int protocol, int kern)
 {
@@ -240,13 +973,56 @@ static int mrc_create(struct net *net, struct socket *sock, int protocol, int ke
 	sock->ops = &mrc_proto_ops;
 	sock->state = SS_UNCONNECTED;
 	sock_init_data(sock, sk);
-	sk->sk_protocol = protocol;
-	/* Receive-path lookups will walk the bind hash under RCU only. */
-	sock_set_flag(sk, SOCK_RCU_FREE);
+	mrc_sock_setup(sk);
 
 	atomic_inc(&mn->nsocks);
 	mrc_net_count(mn, MRC_CNT_SOCK_CREATED);
 	return 0;
+}
+
+/**
+ * mrc_sock_alloc_child() - a socket for a connection a listener accepted
+ * @parent: the listener (its buffer sizes are inherited)
+ * @gfp: GFP_ATOMIC from the receive softirq
+ *
+ * The child has no struct socket until accept() grafts one.
+ *
+ * Return: the socket (one reference, owned by the accept queue), or NULL.
+ */
+struct sock *mrc_sock_alloc_child(struct sock *parent, gfp_t gfp)
+{
+	struct net *net = sock_net(parent);
+	struct mrc_net *mn = mrc_net(net);
+	struct sock *sk;
+
+	sk = sk_alloc(net, mrc_family, gfp, &mrc_proto, 0);
+	if (!sk)
+		return NULL;
+	sock_init_data(NULL, sk);
+	sk->sk_type = parent->sk_type;
+	mrc_sock_setup(sk);
+	sk->sk_sndbuf = READ_ONCE(parent->sk_sndbuf);
+	sk->sk_rcvbuf = READ_ONCE(parent->sk_rcvbuf);
+	sk->sk_rcvtimeo = READ_ONCE(parent->sk_rcvtimeo);
+	sk->sk_sndtimeo = READ_ONCE(parent->sk_sndtimeo);
+	atomic_inc(&mn->nsocks);
+	mrc_net_count(mn, MRC_CNT_SOCK_CREATED);
+	return sk;
+}
+
+/**
+ * mrc_sock_free_child() - drop a child that was never accepted (after
+ * mrc_conn_teardown())
+ * @sk: the child
+ */
+void mrc_sock_free_child(struct sock *sk)
+{
+	struct mrc_net *mn = mrc_net(sock_net(sk));
+
+	sock_set_flag(sk, SOCK_DEAD);
+	atomic_dec(&mn->nsocks);
+	mrc_net_count(mn, MRC_CNT_SOCK_RELEASED);
+	sock_put(sk);
 }
 
 /* Not const: the family number is a load-time module parameter. */

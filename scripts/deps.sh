@@ -20,7 +20,7 @@ packages=(
 	linux-headers-amd64 linux-source-6.1
 	# the VM rig
 	qemu-system-x86 busybox-static dash kmod iproute2 rsync iperf3 mptcpize
-	cpio xz-utils file ethtool tcpdump procps jq bsdextrautils
+	cpio xz-utils file ethtool tcpdump procps jq bsdextrautils gnuplot-nox
 	# builds
 	build-essential bc flex bison libelf-dev clang llvm lld dwarves cmake
 	pkg-config libgtest-dev libgmock-dev libclang-rt-14-dev clang-format

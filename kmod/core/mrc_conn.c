@@ -561,6 +561,7 @@ const char *mrc_event_type_name(u8 type)
 		[MRC_EVT_PROBE_SENT] = "probe_sent",
 		[MRC_EVT_PROBE_ANSWERED] = "probe_answered",
 		[MRC_EVT_RTT_SAMPLE] = "rtt_sample",
+		[MRC_EVT_TIMEOUT] = "timeout",
 	};
 
 	return type < MRC_EVT_NR ? names[type] : "?";

@@ -302,6 +302,8 @@ enum mrc_conn_error {
  * @MRC_EVT_PROBE_SENT: a probe left on an ASSUMED_BAD EV (u.probe)
  * @MRC_EVT_PROBE_ANSWERED: a probe came back (u.probe)
  * @MRC_EVT_RTT_SAMPLE: an RTT sample fed the estimator (u.rtt)
+ * @MRC_EVT_TIMEOUT: a packet's retransmit timer expired (u.timeout); one
+ *	per timed-out packet, before the EV_STATE change it may cause
  * @MRC_EVT_NR: number of types
  */
 enum mrc_event_type {
@@ -314,6 +316,7 @@ enum mrc_event_type {
 	MRC_EVT_PROBE_SENT = 6,
 	MRC_EVT_PROBE_ANSWERED = 7,
 	MRC_EVT_RTT_SAMPLE = 8,
+	MRC_EVT_TIMEOUT = 9,
 	MRC_EVT_NR,
 };
 
@@ -353,6 +356,11 @@ enum mrc_event_type {
  * @u.rtt.srtt_ns: smoothed RTT after it
  * @u.rtt.ev: EV the sampled packet travelled on
  * @u.rtt.psn: PSN of the sampled packet
+ * @u.timeout: MRC_EVT_TIMEOUT
+ * @u.timeout.ev: EV the packet was last sent on
+ * @u.timeout.index: index of that EV
+ * @u.timeout.psn: PSN of the packet
+ * @u.timeout.count: timeouts of this packet so far (this one included)
  */
 struct mrc_event {
 	u8 type;
@@ -392,6 +400,12 @@ struct mrc_event {
 			u32 ev;
 			u32 psn;
 		} rtt;
+		struct {
+			u32 ev;
+			u16 index;
+			u32 psn;
+			u8 count;
+		} timeout;
 	} u;
 };
 

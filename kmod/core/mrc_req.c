@@ -604,6 +604,24 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 	}
 }
 
+/* MRC_EVT_TIMEOUT for one timed-out packet (telemetry: mrc:mrc_rto). */
+static void req_timeout_event(struct mrc_conn *c, u64 now, u32 psn,
+			      const struct mrc_tx_pkt *p)
+{
+	struct mrc_event e;
+
+	if (!mrc_evq_wants(&c->evq, MRC_EVT_TIMEOUT))
+		return;
+	mrc_memset(&e, 0, sizeof(e));
+	e.type = MRC_EVT_TIMEOUT;
+	e.time_ns = now;
+	e.u.timeout.ev = c->evm.ev[p->ev_idx].value;
+	e.u.timeout.index = p->ev_idx;
+	e.u.timeout.psn = psn;
+	e.u.timeout.count = p->timeouts;
+	mrc_evq_push(&c->evq, &e);
+}
+
 /**
  * mrc_req_on_timer() - expire retransmit deadlines.
  * @c: connection
@@ -646,6 +664,7 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 		r->retry_left--;
 		if (p->timeouts < 0xff)
 			p->timeouts++;
+		req_timeout_event(c, now, psn, p);
 		mrc_ev_on_timeout(&c->evm, now, p->ev_idx);
 		req_mark_lost(r, psn, MRC_RTX_TIMEOUT);
 		any = true;

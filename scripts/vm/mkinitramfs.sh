@@ -56,6 +56,16 @@ for t in "${real_tools[@]}"; do
 	copy_with_libs "$t"
 done
 
+# Libraries of project tools that run from the share (mrcctl is built later).
+extra_libs=(
+	/usr/lib/x86_64-linux-gnu/libnl-3.so.200
+	/usr/lib/x86_64-linux-gnu/libnl-genl-3.so.200
+	/usr/lib/x86_64-linux-gnu/libbpf.so.1
+)
+for l in "${extra_libs[@]}"; do
+	copy_with_libs "$l"
+done
+
 # busybox provides everything else (mount, poweroff, ps, ...); never let it
 # shadow a real tool copied above.
 cp /bin/busybox "$stage/bin/busybox"

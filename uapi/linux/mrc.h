@@ -427,6 +427,10 @@ struct mrc_info_plane {
  * @mi_ev_denied:   EVs DENIED
  * @mi_n_planes:    planes of the connection (entries of @mi_planes used)
  * @mi_retry_left:  remaining retry budget
+ * @mi_snd_una:     oldest PSN we sent that is not acknowledged
+ * @mi_snd_nxt:     next new PSN we send
+ * @mi_rcv_cack:    last PSN received in order from the peer
+ * @mi_reserved:    zero
  * @mi_planes:      per-plane counters
  */
 struct mrc_info {
@@ -455,10 +459,14 @@ struct mrc_info {
 	__u32	mi_ev_denied;
 	__u32	mi_n_planes;
 	__u32	mi_retry_left;
+	__u32	mi_snd_una;
+	__u32	mi_snd_nxt;
+	__u32	mi_rcv_cack;
+	__u32	mi_reserved;
 	struct mrc_info_plane mi_planes[MRC_INFO_PLANES];
 };
 
-#define MRC_INFO_SIZE_V1	(152 + MRC_INFO_PLANES * 32)
+#define MRC_INFO_SIZE_V1	(168 + MRC_INFO_PLANES * 32)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
 #include <vector>
 
 extern "C" {
@@ -474,6 +475,38 @@ TEST_F(ReqTest, RtoLinearThenExponentialBackoff) {
     EXPECT_EQ(gaps, (std::vector<u64>{b, b, b, 2 * b, 4 * b, 8 * b}));
     mrc_conn_on_timer(c_, now + 8 * b);
     EXPECT_EQ(stats().timeouts, 7u);
+}
+
+TEST_F(ReqTest, TimeoutEventNamesEvAndPsnBeforeStateChange) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 2u);
+    events();
+    mrc_conn_on_timer(c_, rto());
+    auto ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_TIMEOUT), 2u);
+    std::vector<mrc_event> to;
+    for (const auto& e : ev) {
+        if (e.type == MRC_EVT_TIMEOUT) to.push_back(e);
+    }
+    for (size_t i = 0; i < to.size(); i++) {
+        EXPECT_EQ(to[i].u.timeout.ev, d[i].ev);
+        EXPECT_EQ(to[i].u.timeout.psn, d[i].pkt.bth.psn);
+        EXPECT_EQ(to[i].u.timeout.index, mrc_conn_find_ev(c_, d[i].ev));
+        EXPECT_EQ(to[i].u.timeout.count, 1u);
+    }
+    // The timeout is reported before the EV state change it causes.
+    ASSERT_EQ(ev[0].type, MRC_EVT_TIMEOUT);
+    EXPECT_EQ(mrc_event_type_name(MRC_EVT_TIMEOUT), std::string("timeout"));
+    // Masked: no event, same behaviour.
+    cfg_.event_mask = MRC_EVT_MASK_ALL & ~(1u << MRC_EVT_TIMEOUT);
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    poll(0);
+    mrc_conn_on_timer(c_, rto());
+    EXPECT_EQ(count(events(), MRC_EVT_TIMEOUT), 0u);
+    EXPECT_EQ(stats().timeouts, 1u);
 }
 
 TEST_F(ReqTest, RetryBudgetExhaustedFailsAndProgressRefills) {

@@ -1,0 +1,1097 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc_conn_k.c - connections: the protocol engine wrapped in a socket.
+ *
+ * One AF_MRC socket is one connection. This file owns everything between
+ * the socket calls (mrc_sock.c) and the wire (mrc_udp.c):
+ *
+ *  - the handshake (connect request/response, close notification) carried
+ *    by the endpoint opcodes 0xD8/0xD9 with kinds MRC_EP_CONNECT and
+ *    MRC_EP_CLOSE (Documentation/networking/mrc-socket.rst has the packet
+ *    diagram and the state machine);
+ *  - the demultiplexing of received packets by QPN (an RCU hash per
+ *    namespace) and the source-address check;
+ *  - the host side of the engine contract: every engine call under the
+ *    connection lock, then poll_tx and poll_event drained, then the one
+ *    hrtimer of the connection re-armed at mrc_conn_next_deadline();
+ *  - message memory: send buffers completed by MRC_EVT_MSG_COMPLETED,
+ *    receive buffers placed by MRC_RX_PLACE[_NEW] and queued for recvmsg()
+ *    by MRC_EVT_MSG_DELIVERED, with SO_RCVBUF admission in front of the
+ *    engine (see mrc_rx_prepare()).
+ */
+#include <linux/hrtimer.h>
+#include <linux/ipv6.h>
+#include <linux/jhash.h>
+#include <linux/random.h>
+#include <linux/workqueue.h>
+#include <net/addrconf.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+
+#include "mrc_impl.h"
+
+/* Engine events the kernel host consumes; the rest stay masked. */
+#define MRC_K_EVENTS	((1u << MRC_EVT_MSG_COMPLETED) | \
+			 (1u << MRC_EVT_MSG_DELIVERED) | \
+			 (1u << MRC_EVT_CONN_ERROR))
+#define MRC_K_MSGS	256	/* tx_max_msgs and rx_max_msgs */
+#define MRC_K_MPR	512	/* receive window in PSNs (< netdev backlog) */
+#define MRC_K_RTO_EXP	14	/* base RTO 1.024 us << 14 = 16.8 ms */
+/* Timeouts without progress before failing: 16 per PSN of the window. */
+#define MRC_K_RETRY	(16 * MRC_K_MPR)
+#define MRC_K_MTU_CAP	8192	/* payload per packet, loopback included */
+/*
+ * Window ceiling of the default profile. A software path (veth, loopback)
+ * drops at the netdev backlog (1,000 packets per CPU) long before a
+ * 100 Gbit/s BDP is in flight; 256 KiB each way stays well below it.
+ */
+#define MRC_K_MAX_WND	(256 << 10)
+
+/**
+ * mrc_now() - the engine's clock
+ *
+ * Return: CLOCK_MONOTONIC in ns (the clock of the connection hrtimers).
+ */
+u64 mrc_now(void)
+{
+	return ktime_get_ns();
+}
+
+/**
+ * mrc_conn_wake() - wake every waiter and poller of a socket
+ * @sk: the socket (may have no struct socket: a child not yet accepted)
+ */
+void mrc_conn_wake(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, EPOLLIN | EPOLLRDNORM |
+					   EPOLLOUT | EPOLLWRNORM | EPOLLERR |
+					   EPOLLHUP | EPOLLRDHUP);
+	rcu_read_unlock();
+}
+
+static u32 mrc_qpn_key(u32 qpn)
+{
+	return jhash_1word(qpn, 0);
+}
+
+static u32 mrc_peer_key(const struct in6_addr *addr, u32 qpn)
+{
+	return jhash2((const u32 *)addr, 4, qpn);
+}
+
+/* RCU: the connection whose QPN is @qpn, or NULL. */
+static struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn)
+{
+	struct mrc_sock *ms;
+
+	hash_for_each_possible_rcu(mn->qpn_hash, ms, qpn_node, mrc_qpn_key(qpn))
+		if (ms->qpn == qpn)
+			return ms;
+	return NULL;
+}
+
+/**
+ * mrc_conn_hash_qpn() - give a socket a random QPN unique in its namespace
+ * @mn: namespace state
+ * @ms: the socket (not hashed yet)
+ *
+ * QPNs 0..15 are never used (MRC_QPN_EP and friends are reserved).
+ *
+ * Return: 0, or -EADDRNOTAVAIL if no free QPN was found.
+ */
+int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms)
+{
+	int tries;
+	u32 qpn;
+
+	spin_lock_bh(&mn->conn_lock);
+	for (tries = 0; tries < 64; tries++) {
+		qpn = get_random_u32() & MRC_QPN_MASK;
+		if (qpn < 16 || mrc_qpn_lookup(mn, qpn))
+			continue;
+		ms->qpn = qpn;
+		ms->qpn_hashed = true;
+		hash_add_rcu(mn->qpn_hash, &ms->qpn_node, mrc_qpn_key(qpn));
+		mn->nconns++;
+		spin_unlock_bh(&mn->conn_lock);
+		return 0;
+	}
+	spin_unlock_bh(&mn->conn_lock);
+	return -EADDRNOTAVAIL;
+}
+
+static void mrc_conn_unhash(struct mrc_net *mn, struct mrc_sock *ms)
+{
+	spin_lock_bh(&mn->conn_lock);
+	if (ms->qpn_hashed) {
+		hash_del_rcu(&ms->qpn_node);
+		ms->qpn_hashed = false;
+		mn->nconns--;
+	}
+	if (ms->peer_hashed) {
+		hash_del_rcu(&ms->peer_node);
+		ms->peer_hashed = false;
+	}
+	spin_unlock_bh(&mn->conn_lock);
+}
+
+/* Payload bytes per data packet on a path of @path_mtu bytes. */
+static u32 mrc_mtu_for(u32 path_mtu)
+{
+	u32 over = sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
+		   MRC_DATA_HDR_MAX + MRC_ICRC_LEN + 3;
+	u32 mtu = path_mtu > over + MRC_MTU_MIN ? path_mtu - over : MRC_MTU_MIN;
+
+	mtu = min_t(u32, mtu, MRC_K_MTU_CAP);
+	return mtu & ~3u;
+}
+
+/* Route to the peer: source address and MTU of the connection. */
+static int mrc_conn_route(struct net *net, struct mrc_sock *ms)
+{
+	struct dst_entry *dst;
+	struct flowi6 fl6;
+	int err;
+
+	err = mrc_route(net, ms, NULL, &fl6, &dst);
+	if (err)
+		return err;
+	ms->saddr = fl6.saddr;
+	ms->mtu = mrc_mtu_for(dst_mtu(dst));
+	dst_release(dst);
+	return 0;
+}
+
+static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t);
+
+/**
+ * mrc_conn_sock_init() - the datapath fields of a new socket
+ * @ms: the socket
+ */
+void mrc_conn_sock_init(struct mrc_sock *ms)
+{
+	spin_lock_init(&ms->lock);
+	hrtimer_init(&ms->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	ms->timer.function = mrc_timer_fn;
+	INIT_LIST_HEAD(&ms->rxq);
+	INIT_LIST_HEAD(&ms->accept_q);
+	INIT_LIST_HEAD(&ms->accept_node);
+	ms->state = MRC_ST_CLOSED;
+}
+
+static void mrc_arm(struct mrc_sock *ms, u64 when)
+{
+	if (ms->dead || when == MRC_NO_DEADLINE)
+		return;
+	hrtimer_start(&ms->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+}
+
+/**
+ * mrc_conn_start() - create the engine of a connection whose handshake
+ * fields are all known; connection lock held (or the socket unpublished)
+ * @ms: the socket
+ * @now: mrc_now()
+ *
+ * Return: 0 or -ENOMEM / -EINVAL.
+ */
+int mrc_conn_start(struct mrc_sock *ms, u64 now)
+{
+	struct mrc_conn_cfg cfg;
+	u32 evs = ms->opts.ev_count ?: MRC_EV_COUNT_DEFAULT;
+	int rc;
+
+	mrc_conn_cfg_init(&cfg, 1);
+	cfg.ev_per_plane = evs;
+	cfg.ev_active_per_plane = evs * 3 / 4;
+	cfg.ev_min_active = max_t(u32, cfg.ev_active_per_plane / 8, 2);
+	cfg.local_conn_id = ms->local_conn_id;
+	cfg.peer_conn_id = ms->peer_conn_id;
+	cfg.peer_qpn = ms->peer_qpn;
+	cfg.local_init_psn = ms->local_init_psn;
+	cfg.peer_init_psn = ms->peer_init_psn;
+	cfg.mtu = ms->mtu;
+	cfg.mpr = MRC_K_MPR;
+	cfg.tx_max_msgs = MRC_K_MSGS;
+	cfg.rx_max_msgs = MRC_K_MSGS;
+	cfg.rx_max_msg_len = MRC_MSG_MAX;
+	cfg.rto_exp = MRC_K_RTO_EXP;
+	cfg.retry_budget = MRC_K_RETRY;
+	cfg.seed = get_random_u64();
+	cfg.event_mask = MRC_K_EVENTS;
+	cfg.cc.max_wnd_bytes = MRC_K_MAX_WND;
+	if (ms->opts.cc_profile == 1)
+		cfg.cc_algo = MRC_CC_FIXED;
+
+	ms->txm = kcalloc(MRC_K_MSGS, sizeof(*ms->txm), GFP_ATOMIC);
+	ms->rxm = kcalloc(MRC_K_MSGS, sizeof(*ms->rxm), GFP_ATOMIC);
+	if (!ms->txm || !ms->rxm)
+		goto nomem;
+	ms->tx_cap = MRC_K_MSGS;
+	ms->rx_cap = MRC_K_MSGS;
+	if (!ms->dst_ok) {
+		if (dst_cache_init(&ms->dst_cache, GFP_ATOMIC))
+			goto nomem;
+		ms->dst_ok = true;
+	}
+	rc = mrc_conn_create(&cfg, now, &ms->conn);
+	if (rc == MRC_E_NOMEM)
+		goto nomem;
+	if (rc)
+		return -EINVAL;
+	ms->state = MRC_ST_ESTABLISHED;
+	return 0;
+nomem:
+	kfree(ms->txm);
+	kfree(ms->rxm);
+	ms->txm = NULL;
+	ms->rxm = NULL;
+	return -ENOMEM;
+}
+
+/**
+ * mrc_sk_fail() - the connection failed; connection lock held
+ * @ms: the socket
+ * @err: positive errno for the application (ETIMEDOUT, ECONNRESET, ...)
+ */
+void mrc_sk_fail(struct mrc_sock *ms, int err)
+{
+	struct sock *sk = &ms->sk;
+
+	if (ms->state == MRC_ST_FAILED)
+		return;
+	if (ms->state == MRC_ST_ESTABLISHED)
+		mrc_net_count(mrc_net(sock_net(sk)), MRC_CNT_CONN_FAILED);
+	ms->state = MRC_ST_FAILED;
+	WRITE_ONCE(sk->sk_err, err);
+	sk_error_report(sk);
+	mrc_conn_wake(sk);
+}
+
+static void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep)
+{
+	memset(ep, 0, sizeof(*ep));
+	ep->kind = kind;
+	ep->token = ms->token;
+	ep->conn.dst_service = ntohs(ms->peer.smrc_port);
+	ep->conn.src_service = ntohs(ms->local.smrc_port);
+	ep->conn.src_qpn = ms->qpn;
+	ep->conn.src_conn = ms->local_conn_id;
+	ep->conn.init_psn = ms->local_init_psn;
+	ep->conn.max_msg_len = MRC_MSG_MAX;
+	if (kind == MRC_EP_CLOSE || ms->state == MRC_ST_ESTABLISHED) {
+		ep->conn.dst_qpn = ms->peer_qpn;
+		ep->conn.dst_conn = ms->peer_conn_id;
+	}
+	/* Close: OK = no more sends (SHUT_WR), RESET = the socket is gone. */
+	if (kind == MRC_EP_CLOSE && ms->released)
+		ep->conn.status = MRC_EP_ST_RESET;
+}
+
+/**
+ * mrc_conn_close_due() - queue the close request the socket owes its peer,
+ * if any, once every message sent is acknowledged; connection lock held
+ * @ms: the socket
+ * @q: where the skb goes
+ */
+void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q)
+{
+	u8 want = ms->released ? 2 : ms->shut_wr ? 1 : 0;
+
+	if (ms->state != MRC_ST_ESTABLISHED || ms->dead || ms->tx_pending ||
+	    want <= ms->close_sent)
+		return;
+	ms->close_sent = want;
+	mrc_conn_send_req(ms, MRC_EP_CLOSE, q);
+}
+
+/**
+ * mrc_conn_send_req() - queue a connect or close request; connection lock
+ * held
+ * @ms: the socket
+ * @kind: MRC_EP_CONNECT or MRC_EP_CLOSE
+ * @q: where the skb goes (sent by the caller after unlocking)
+ */
+void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q)
+{
+	struct mrc_pkt pkt;
+	struct sk_buff *skb;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = MRC_OP_EP_REQ;
+	pkt.bth.tver = MRC_TVER;
+	pkt.bth.pkey = MRC_PKEY_DEFAULT;
+	pkt.bth.dest_qp = MRC_QPN_EP;
+	mrc_fill_ep(ms, kind, &pkt.ep);
+	skb = mrc_build_pkt(ms, &pkt, MRC_UDP_PORT, NULL, 0);
+	if (skb)
+		__skb_queue_tail(q, skb);
+}
+
+static void mrc_free_msgs(struct mrc_sock *ms)
+{
+	struct sock *sk = &ms->sk;
+	struct mrc_msgbuf *mb, *tmp;
+	u32 i;
+
+	for (i = 0; ms->txm && i < ms->tx_cap; i++) {
+		mb = ms->txm[i];
+		if (!mb)
+			continue;
+		WRITE_ONCE(sk->sk_wmem_queued, sk->sk_wmem_queued - mb->charge);
+		mrc_mb_free(mb);
+		ms->txm[i] = NULL;
+	}
+	ms->tx_pending = 0;
+	for (i = 0; ms->rxm && i < ms->rx_cap; i++) {
+		mrc_mb_free(ms->rxm[i]);
+		ms->rxm[i] = NULL;
+	}
+	ms->rx_inprog = 0;
+	list_for_each_entry_safe(mb, tmp, &ms->rxq, node) {
+		list_del(&mb->node);
+		mrc_mb_free(mb);
+	}
+	ms->rxq_len = 0;
+	ms->rx_queued = 0;
+}
+
+/**
+ * mrc_conn_teardown() - stop a connection for good (process context or a
+ * work item, never under a connection lock or from its timer)
+ * @ms: the socket
+ *
+ * The engine is destroyed, the QPN released, every buffer freed, the timer
+ * cancelled. The route cache stays until the socket is destructed: the
+ * transmit path may still be using it.
+ */
+void mrc_conn_teardown(struct mrc_sock *ms)
+{
+	struct mrc_net *mn = mrc_net(sock_net(&ms->sk));
+	struct mrc_conn *conn;
+
+	spin_lock_bh(&ms->lock);
+	ms->dead = true;
+	conn = ms->conn;
+	ms->conn = NULL;
+	mrc_free_msgs(ms);
+	kfree(ms->txm);
+	kfree(ms->rxm);
+	ms->txm = NULL;
+	ms->rxm = NULL;
+	spin_unlock_bh(&ms->lock);
+	mrc_conn_unhash(mn, ms);
+	hrtimer_cancel(&ms->timer);
+	if (conn) {
+		mrc_conn_destroy(conn);
+		mrc_net_count(mn, MRC_CNT_CONN_CLOSED);
+	}
+}
+
+/* The last message of a lingering close completed (or failed). */
+static void mrc_orphan_work(struct work_struct *w)
+{
+	struct mrc_sock *ms = container_of(w, struct mrc_sock, destroy_work);
+
+	mrc_conn_teardown(ms);
+	sock_put(&ms->sk);
+}
+
+/**
+ * mrc_conn_linger() - close() with messages in flight: keep the connection
+ * until they complete or the connection fails; socket lock held
+ * @ms: the socket, about to be orphaned
+ *
+ * Return: true if the connection lingers (it holds a socket reference and
+ * tears itself down), false if the caller tears it down now.
+ */
+bool mrc_conn_linger(struct mrc_sock *ms)
+{
+	bool linger;
+
+	spin_lock_bh(&ms->lock);
+	linger = ms->state == MRC_ST_ESTABLISHED && ms->tx_pending && !ms->dead;
+	if (linger) {
+		INIT_WORK(&ms->destroy_work, mrc_orphan_work);
+		ms->orphan = true;
+		ms->shut_wr = true;
+		sock_hold(&ms->sk);
+	}
+	spin_unlock_bh(&ms->lock);
+	return linger;
+}
+
+/* Engine event -> socket. Connection lock held. */
+static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
+			   bool *wake)
+{
+	struct sock *sk = &ms->sk;
+	struct mrc_msgbuf *mb, **slot;
+
+	switch (ev->type) {
+	case MRC_EVT_MSG_COMPLETED:
+		mb = (struct mrc_msgbuf *)(uintptr_t)ev->u.msg.cookie;
+		slot = &ms->txm[ev->u.msg.msn % ms->tx_cap];
+		if (!mb || *slot != mb)
+			break;
+		*slot = NULL;
+		ms->tx_pending--;
+		WRITE_ONCE(sk->sk_wmem_queued, sk->sk_wmem_queued - mb->charge);
+		mrc_mb_free(mb);
+		*wake = true;
+		break;
+	case MRC_EVT_MSG_DELIVERED:
+		slot = &ms->rxm[ev->u.msg.msn % ms->rx_cap];
+		mb = *slot;
+		*slot = NULL;
+		ms->rx_next_msn = ev->u.msg.msn + 1;
+		if (mb) {
+			ms->rx_inprog -= mb->charge;
+		} else {
+			/* Zero-length or pageless: a header is enough. */
+			mb = mrc_mb_alloc(0, GFP_ATOMIC);
+			if (!mb) {
+				mrc_net_count(mrc_net(sock_net(sk)),
+					      MRC_CNT_RX_NOMEM);
+				break;
+			}
+			mb->len = 0;
+		}
+		if (ms->orphan || (sk->sk_shutdown & RCV_SHUTDOWN)) {
+			mrc_mb_free(mb);
+			break;
+		}
+		list_add_tail(&mb->node, &ms->rxq);
+		WRITE_ONCE(ms->rxq_len, ms->rxq_len + 1);
+		ms->rx_queued += mb->charge;
+		*wake = true;
+		break;
+	case MRC_EVT_CONN_ERROR:
+		mrc_sk_fail(ms, ev->u.error.reason == MRC_CONN_ERR_RETRY ?
+			      ETIMEDOUT : ECONNRESET);
+		*wake = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * mrc_conn_drain() - the host contract after an engine input; connection
+ * lock held
+ * @ms: the socket
+ * @now: the time given to the input call
+ * @q: packets to send once the lock is dropped
+ *
+ * Drains poll_tx (building the skbs) and poll_event (completions free send
+ * buffers, deliveries queue messages, an error fails the socket), sends the
+ * close notification when it is due, re-arms the timer.
+ */
+void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
+{
+	struct mrc_conn *conn = ms->conn;
+	struct mrc_msgbuf *mb;
+	struct mrc_tx_desc d;
+	struct mrc_event ev;
+	struct sk_buff *skb;
+	bool wake = false;
+
+	if (!conn || ms->dead)
+		return;
+	while (mrc_conn_poll_tx(conn, now, &d) == MRC_OK) {
+		mb = NULL;
+		if (d.kind == MRC_TX_DATA) {
+			mb = (struct mrc_msgbuf *)(uintptr_t)d.cookie;
+			if (!mb)
+				continue;
+		}
+		skb = mrc_build_pkt(ms, &d.pkt, d.ev, mb, d.msg_offset);
+		if (skb)
+			__skb_queue_tail(q, skb);
+	}
+	while (mrc_conn_poll_event(conn, &ev) == MRC_OK)
+		mrc_conn_event(ms, &ev, &wake);
+	mrc_conn_close_due(ms, q);
+	if (ms->orphan && (!ms->tx_pending || ms->state != MRC_ST_ESTABLISHED)) {
+		ms->orphan = false;
+		ms->dead = true;
+		schedule_work(&ms->destroy_work);
+		return;
+	}
+	mrc_arm(ms, mrc_conn_next_deadline(conn));
+	if (wake)
+		mrc_conn_wake(&ms->sk);
+}
+
+static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
+{
+	struct mrc_sock *ms = container_of(t, struct mrc_sock, timer);
+	struct net *net = sock_net(&ms->sk);
+	struct sk_buff_head q;
+	u32 rto;
+	u64 now;
+
+	__skb_queue_head_init(&q);
+	spin_lock(&ms->lock);
+	if (ms->dead)
+		goto out;
+	now = mrc_now();
+	switch (ms->state) {
+	case MRC_ST_CONNECTING:
+		if (now < ms->hs_deadline) {
+			mrc_arm(ms, ms->hs_deadline);
+			break;
+		}
+		if (ms->hs_tries >= MRC_HS_TRIES) {
+			mrc_net_count(mrc_net(net), MRC_CNT_CONN_TIMEDOUT);
+			mrc_sk_fail(ms, ETIMEDOUT);
+			break;
+		}
+		rto = min(MRC_HS_RTO_MS << ms->hs_tries, MRC_HS_RTO_MAX_MS);
+		ms->hs_tries++;
+		ms->hs_deadline = now + (u64)rto * NSEC_PER_MSEC;
+		mrc_conn_send_req(ms, MRC_EP_CONNECT, &q);
+		mrc_net_count(mrc_net(net), MRC_CNT_CONN_REQ_RTX);
+		mrc_arm(ms, ms->hs_deadline);
+		break;
+	case MRC_ST_ESTABLISHED:
+		mrc_conn_on_timer(ms->conn, now);
+		mrc_conn_drain(ms, now, &q);
+		break;
+	default:
+		break;
+	}
+out:
+	spin_unlock(&ms->lock);
+	mrc_xmit_queue(net, ms, &q);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * mrc_conn_connect() - start the handshake of a socket whose peer, local
+ * address and QPN are set; socket lock held, process context
+ * @ms: the socket
+ *
+ * Return: 0 (request sent, timer armed) or a negative errno.
+ */
+int mrc_conn_connect(struct mrc_sock *ms)
+{
+	struct net *net = sock_net(&ms->sk);
+	struct mrc_net *mn = mrc_net(net);
+	struct sk_buff_head q;
+	int err;
+
+	err = mrc_conn_route(net, ms);
+	if (err)
+		return err;
+	if (!ms->dst_ok) {
+		err = dst_cache_init(&ms->dst_cache, GFP_KERNEL);
+		if (err)
+			return err;
+		ms->dst_ok = true;
+	}
+	err = mrc_conn_hash_qpn(mn, ms);
+	if (err)
+		return err;
+	ms->local_conn_id = get_random_u16() ?: 1;
+	ms->local_init_psn = get_random_u32() & MRC_PSN_MASK;
+	ms->token = get_random_u16();
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&ms->lock);
+	ms->state = MRC_ST_CONNECTING;
+	ms->hs_tries = 1;
+	ms->hs_deadline = mrc_now() + MRC_HS_RTO_MS * NSEC_PER_MSEC;
+	mrc_conn_send_req(ms, MRC_EP_CONNECT, &q);
+	mrc_arm(ms, ms->hs_deadline);
+	spin_unlock_bh(&ms->lock);
+	mrc_net_count(mn, MRC_CNT_CONN_REQ_SENT);
+	mrc_xmit_queue(net, ms, &q);
+	return 0;
+}
+
+/* ---- receive: SO_RCVBUF admission and placement ---- */
+
+/*
+ * Before the engine sees a data packet: make sure its bytes can be placed.
+ * The engine records a packet as received as soon as it accepts it, so
+ * every refusal must happen here. A new message is admitted while the
+ * bytes charged for delivered-but-unread and partially received messages
+ * stay within SO_RCVBUF; the next message in order is always admitted when
+ * nothing delivered is waiting, so one message larger than SO_RCVBUF still
+ * gets through and later messages can never starve an earlier one.
+ *
+ * Return: 0 (go on; *@fresh set if a buffer was created for this packet),
+ * -ENOBUFS (over SO_RCVBUF) or -ENOMEM. Connection lock held.
+ */
+static int mrc_rx_prepare(struct mrc_sock *ms, const struct mrc_pkt *pkt,
+			  bool *fresh)
+{
+	struct sock *sk = &ms->sk;
+	u16 msn = pkt->meth.msn;
+	s32 d = (s16)(u16)(msn - ms->rx_next_msn);
+	u32 len = pkt->reth.dma_len;
+	struct mrc_msgbuf *mb, **slot;
+	u32 charge;
+
+	*fresh = false;
+	/* Out of the slot range or too long: the engine rejects it. */
+	if (d < 0 || d >= ms->rx_cap || len > MRC_MSG_MAX)
+		return 0;
+	slot = &ms->rxm[msn % ms->rx_cap];
+	mb = *slot;
+	if (mb && (mb->msn != msn || mb->len != len))
+		return 0;
+	if (!mb) {
+		charge = mrc_mb_truesize(len);
+		if (ms->rx_queued + ms->rx_inprog + charge >
+		    (u64)READ_ONCE(sk->sk_rcvbuf) &&
+		    !(d == 0 && !ms->rx_queued))
+			return -ENOBUFS;
+		mb = mrc_mb_alloc(len, GFP_ATOMIC);
+		if (!mb)
+			return -ENOMEM;
+		mb->msn = msn;
+		mb->charge = charge;
+		*slot = mb;
+		ms->rx_inprog += charge;
+		*fresh = true;
+	}
+	if (pkt->payload_len &&
+	    mrc_mb_fill(mb, (u32)pkt->reth.va, pkt->payload_len, GFP_ATOMIC))
+		return -ENOMEM;
+	return 0;
+}
+
+static void mrc_rx_unfresh(struct mrc_sock *ms, u16 msn)
+{
+	struct mrc_msgbuf **slot = &ms->rxm[msn % ms->rx_cap];
+
+	if (*slot) {
+		ms->rx_inprog -= (*slot)->charge;
+		mrc_mb_free(*slot);
+		*slot = NULL;
+	}
+}
+
+/*
+ * The receiver cannot take the packet now: answer NACK NO_RESOURCE, which
+ * the sender handles as flow control (retransmit after one base RTO, no EV
+ * penalty, no retry budget) instead of a silent drop that would look like
+ * path failure.
+ */
+static void mrc_rx_nack_nores(struct mrc_sock *ms, const struct mrc_pkt *pkt,
+			      u32 ev, struct sk_buff_head *q)
+{
+	struct mrc_pkt n;
+	struct sk_buff *skb;
+
+	memset(&n, 0, sizeof(n));
+	n.bth.opcode = MRC_OP_NACK;
+	n.bth.tver = MRC_TVER;
+	n.bth.pkey = MRC_PKEY_DEFAULT;
+	n.bth.dest_qp = ms->peer_qpn;
+	n.bth.psn = pkt->bth.psn;
+	n.nack.reason = MRC_NACK_NO_RESOURCE;
+	n.nack.tx_ts = pkt->bth.ts ? pkt->tseth.tx_ts : 0;
+	n.nack.ev = ev;
+	n.nack.src_conn = ms->local_conn_id;
+	n.nack.dst_conn = ms->peer_conn_id;
+	n.nack.nack_psn = pkt->bth.psn;
+	n.nack.cc_type = (ms->opts.cc_profile == 1 ? MRC_CC_FIXED : MRC_CC_NSCC) & 0xf;
+	n.nack.mpr = MRC_K_MPR / MRC_MPR_UNIT;
+	skb = mrc_build_pkt(ms, &n, ev, NULL, 0);
+	if (skb)
+		__skb_queue_tail(q, skb);
+}
+
+/* Data packet the engine did not place: duplicate or out of window? */
+static void mrc_rx_count_consumed(struct mrc_sock *ms, struct mrc_net *mn,
+				  const struct mrc_conn_stats *before)
+{
+	struct mrc_conn_stats *after = kmalloc(sizeof(*after), GFP_ATOMIC);
+
+	if (!after)
+		return;
+	mrc_conn_get_stats(ms->conn, after);
+	if (after->rx_oor_pkts != before->rx_oor_pkts)
+		mrc_net_count(mn, MRC_CNT_RX_OOW);
+	else if (after->rx_dup_pkts != before->rx_dup_pkts)
+		mrc_net_count(mn, MRC_CNT_RX_DUP);
+	kfree(after);
+}
+
+/**
+ * mrc_conn_rcv() - a decoded packet for a connection (softirq, RCU)
+ * @net: namespace of the UDP socket
+ * @skb: the packet (IPv6 header for the source check); freed by the caller
+ * @pkt: decoded MRC packet, payload pointing into @skb
+ * @ev: EV it arrived with
+ * @rx_flags: MRC_RXF_*
+ */
+void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
+		  u32 ev, u32 rx_flags)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_conn_stats *before = NULL;
+	bool data, fresh = false;
+	struct sk_buff_head q;
+	struct mrc_msgbuf *mb;
+	struct mrc_sock *ms;
+	u64 now = 0;
+	int v, err;
+
+	ms = mrc_qpn_lookup(mn, pkt->bth.dest_qp);
+	if (!ms) {
+		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
+		return;
+	}
+	if (!ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
+			     (struct in6_addr *)ms->peer.smrc_addr)) {
+		mrc_net_count(mn, MRC_CNT_RX_WRONG_SRC);
+		return;
+	}
+	if (!refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
+		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
+		return;
+	}
+	__skb_queue_head_init(&q);
+	data = mrc_op_is_data(pkt->bth.opcode) && !(rx_flags & MRC_RXF_TRIMMED);
+	spin_lock(&ms->lock);
+	if (ms->dead || !ms->conn || ms->state != MRC_ST_ESTABLISHED) {
+		mrc_net_count(mn, MRC_CNT_RX_NOT_READY);
+		goto unlock;
+	}
+	now = mrc_now();
+	if (data) {
+		err = mrc_rx_prepare(ms, pkt, &fresh);
+		if (err) {
+			mrc_net_count(mn, err == -ENOBUFS ? MRC_CNT_RX_NOBUF :
+				      MRC_CNT_RX_NOMEM);
+			mrc_rx_nack_nores(ms, pkt, ev, &q);
+			goto drain;
+		}
+		before = kmalloc(sizeof(*before), GFP_ATOMIC);
+		if (before)
+			mrc_conn_get_stats(ms->conn, before);
+	}
+	v = mrc_conn_rx(ms->conn, now, pkt, ev, rx_flags);
+	switch (v) {
+	case MRC_RX_PLACE:
+	case MRC_RX_PLACE_NEW:
+		mb = ms->rxm[pkt->meth.msn % ms->rx_cap];
+		/* mrc_rx_prepare() made the slot and its pages exist. */
+		if (mb && pkt->payload_len)
+			mrc_mb_write(mb, (u32)pkt->reth.va, pkt->payload,
+				     pkt->payload_len);
+		break;
+	case MRC_RX_CONSUMED:
+		if (data && before)
+			mrc_rx_count_consumed(ms, mn, before);
+		if (fresh)
+			mrc_rx_unfresh(ms, pkt->meth.msn);
+		break;
+	default:
+		mrc_net_count(mn, v == MRC_E_STALE ? MRC_CNT_RX_STALE :
+			      v == MRC_E_PROTO ? MRC_CNT_RX_PROTO :
+			      MRC_CNT_RX_NOT_READY);
+		if (fresh)
+			mrc_rx_unfresh(ms, pkt->meth.msn);
+		break;
+	}
+drain:
+	mrc_conn_drain(ms, now, &q);
+unlock:
+	spin_unlock(&ms->lock);
+	kfree(before);
+	mrc_xmit_queue(net, ms, &q);
+	sock_put(&ms->sk);
+}
+
+/* ---- handshake ---- */
+
+/* RCU: a listener on service @port for local address @daddr, referenced. */
+static struct mrc_sock *mrc_find_listener(struct mrc_net *mn, u16 port,
+					  const struct in6_addr *daddr)
+{
+	struct mrc_sock *ms;
+
+	hash_for_each_possible_rcu(mn->bind_hash, ms, bind_node, port) {
+		const struct in6_addr *a = (const struct in6_addr *)ms->local.smrc_addr;
+
+		if (ntohs(ms->local.smrc_port) != port ||
+		    READ_ONCE(ms->state) != MRC_ST_LISTEN)
+			continue;
+		if (!ipv6_addr_any(a) && !ipv6_addr_equal(a, daddr))
+			continue;
+		if (refcount_inc_not_zero(&ms->sk.sk_refcnt))
+			return ms;
+	}
+	return NULL;
+}
+
+static void mrc_hs_reject(struct net *net, const struct in6_addr *saddr,
+			  const struct in6_addr *daddr, int oif,
+			  const struct mrc_ep *req, u8 status)
+{
+	struct mrc_ep ep;
+
+	memset(&ep, 0, sizeof(ep));
+	ep.kind = MRC_EP_CONNECT;
+	ep.token = req->token;
+	ep.conn.dst_service = req->conn.src_service;
+	ep.conn.src_service = req->conn.dst_service;
+	ep.conn.status = status;
+	ep.conn.dst_qpn = req->conn.src_qpn;
+	ep.conn.dst_conn = req->conn.src_conn;
+	mrc_send_ep(net, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+}
+
+/* A duplicate connect request: answer again from the existing child. */
+static bool mrc_hs_dup(struct net *net, struct mrc_net *mn,
+		       const struct in6_addr *saddr, int oif,
+		       const struct mrc_ep *req)
+{
+	struct mrc_sock *ms;
+	struct mrc_ep ep;
+	bool found = false;
+
+	hash_for_each_possible_rcu(mn->peer_hash, ms, peer_node,
+				   mrc_peer_key(saddr, req->conn.src_qpn)) {
+		if (ms->peer_qpn != req->conn.src_qpn ||
+		    ms->peer_conn_id != req->conn.src_conn ||
+		    !ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr))
+			continue;
+		spin_lock(&ms->lock);
+		found = !ms->dead;
+		if (found)
+			mrc_fill_ep(ms, MRC_EP_CONNECT, &ep);
+		spin_unlock(&ms->lock);
+		if (found) {
+			ep.conn.dst_qpn = req->conn.src_qpn;
+			ep.conn.dst_conn = req->conn.src_conn;
+			mrc_send_ep(net, &ms->saddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+			mrc_net_count(mn, MRC_CNT_CONN_RESP_SENT);
+		}
+		return true;
+	}
+	return false;
+}
+
+static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
+		       const struct in6_addr *daddr, int oif,
+		       const struct mrc_ep *req)
+{
+	struct mrc_net *mn = mrc_net(net);
+	const struct mrc_ep_conn *c = &req->conn;
+	struct mrc_sock *lst, *child;
+	struct sock *csk;
+	struct mrc_ep ep;
+	int err;
+
+	if (c->dst_qpn || c->dst_conn || c->status || c->src_qpn < 16 ||
+	    !c->src_service || !c->dst_service) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+		return;
+	}
+	if (mrc_hs_dup(net, mn, saddr, oif, req))
+		return;
+	lst = mrc_find_listener(mn, c->dst_service, daddr);
+	if (!lst) {
+		mrc_net_count(mn, MRC_CNT_CONN_REFUSED);
+		mrc_hs_reject(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED);
+		return;
+	}
+	spin_lock(&lst->lock);
+	if (lst->state != MRC_ST_LISTEN || lst->dead) {
+		spin_unlock(&lst->lock);
+		mrc_net_count(mn, MRC_CNT_CONN_REFUSED);
+		mrc_hs_reject(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED);
+		goto out;
+	}
+	if (sk_acceptq_is_full(&lst->sk)) {
+		spin_unlock(&lst->lock);
+		mrc_net_count(mn, MRC_CNT_CONN_BACKLOG);
+		goto out;
+	}
+	csk = mrc_sock_alloc_child(&lst->sk, GFP_ATOMIC);
+	if (!csk) {
+		spin_unlock(&lst->lock);
+		mrc_net_count(mn, MRC_CNT_RX_NOMEM);
+		goto out;
+	}
+	child = mrc_sk(csk);
+	child->local = lst->local;
+	memcpy(child->local.smrc_addr, daddr, sizeof(*daddr));
+	child->saddr = *daddr;
+	child->peer.smrc_family = mrc_family;
+	child->peer.smrc_port = htons(c->src_service);
+	memcpy(child->peer.smrc_addr, saddr, sizeof(*saddr));
+	if (ipv6_addr_type(saddr) & IPV6_ADDR_LINKLOCAL)
+		child->peer.smrc_scope_id = oif;
+	child->peer_qpn = c->src_qpn;
+	child->peer_conn_id = c->src_conn;
+	child->peer_init_psn = c->init_psn & MRC_PSN_MASK;
+	child->peer_max_msg = c->max_msg_len;
+	child->token = req->token;
+	child->opts = lst->opts;
+	child->local_conn_id = get_random_u16() ?: 1;
+	child->local_init_psn = get_random_u32() & MRC_PSN_MASK;
+	err = mrc_conn_route(net, child);
+	if (!err)
+		err = mrc_conn_hash_qpn(mn, child);
+	if (!err) {
+		/* Lock order: listener, then child (see mrc_impl.h). */
+		spin_lock(&child->lock);
+		err = mrc_conn_start(child, mrc_now());
+		spin_unlock(&child->lock);
+	}
+	if (err) {
+		spin_unlock(&lst->lock);
+		mrc_net_count(mn, err == -ENOMEM ? MRC_CNT_RX_NOMEM :
+			      MRC_CNT_TX_NOROUTE);
+		mrc_conn_teardown(child);
+		mrc_sock_free_child(csk);
+		goto out;
+	}
+	spin_lock(&mn->conn_lock);
+	hash_add_rcu(mn->peer_hash, &child->peer_node,
+		     mrc_peer_key(saddr, child->peer_qpn));
+	child->peer_hashed = true;
+	spin_unlock(&mn->conn_lock);
+	child->parent = &lst->sk;
+	list_add_tail(&child->accept_node, &lst->accept_q);
+	sk_acceptq_added(&lst->sk);
+	mrc_fill_ep(child, MRC_EP_CONNECT, &ep);
+	spin_unlock(&lst->lock);
+
+	mrc_send_ep(net, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+	mrc_net_count(mn, MRC_CNT_CONN_RESP_SENT);
+	mrc_net_count(mn, MRC_CNT_CONN_ESTAB);
+	mrc_conn_wake(&lst->sk);
+out:
+	sock_put(&lst->sk);
+}
+
+static void mrc_hs_resp(struct net *net, const struct in6_addr *saddr,
+			const struct mrc_ep *resp)
+{
+	struct mrc_net *mn = mrc_net(net);
+	const struct mrc_ep_conn *c = &resp->conn;
+	struct sk_buff_head q;
+	struct mrc_sock *ms;
+	int err;
+
+	ms = mrc_qpn_lookup(mn, c->dst_qpn);
+	if (!ms || !ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr) ||
+	    !refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+		return;
+	}
+	__skb_queue_head_init(&q);
+	spin_lock(&ms->lock);
+	if (ms->dead || ms->token != resp->token ||
+	    c->dst_conn != ms->local_conn_id ||
+	    c->src_service != ntohs(ms->peer.smrc_port)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+		goto unlock;
+	}
+	if (ms->state != MRC_ST_CONNECTING) {
+		/* A repeated answer to a retransmitted request: harmless. */
+		if (ms->state != MRC_ST_ESTABLISHED || c->src_qpn != ms->peer_qpn)
+			mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+		goto unlock;
+	}
+	if (c->status != MRC_EP_ST_OK) {
+		mrc_sk_fail(ms, c->status == MRC_EP_ST_REFUSED ? ECONNREFUSED :
+			      c->status == MRC_EP_ST_RESET ? ECONNRESET : EINVAL);
+		goto unlock;
+	}
+	if (c->src_qpn < 16 || !c->src_conn) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+		goto unlock;
+	}
+	ms->peer_qpn = c->src_qpn;
+	ms->peer_conn_id = c->src_conn;
+	ms->peer_init_psn = c->init_psn;
+	ms->peer_max_msg = c->max_msg_len;
+	err = mrc_conn_start(ms, mrc_now());
+	if (err) {
+		mrc_sk_fail(ms, -err);
+		goto unlock;
+	}
+	mrc_net_count(mn, MRC_CNT_CONN_ESTAB);
+	mrc_conn_drain(ms, mrc_now(), &q);
+	mrc_conn_wake(&ms->sk);
+unlock:
+	spin_unlock(&ms->lock);
+	mrc_xmit_queue(net, ms, &q);
+	sock_put(&ms->sk);
+}
+
+static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
+			 const struct mrc_ep *req)
+{
+	struct mrc_net *mn = mrc_net(net);
+	const struct mrc_ep_conn *c = &req->conn;
+	struct mrc_sock *ms;
+
+	ms = mrc_qpn_lookup(mn, c->dst_qpn);
+	if (!ms || !ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr) ||
+	    !refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+		return;
+	}
+	spin_lock(&ms->lock);
+	if (ms->dead || ms->state != MRC_ST_ESTABLISHED ||
+	    c->dst_conn != ms->local_conn_id || c->src_conn != ms->peer_conn_id ||
+	    c->src_qpn != ms->peer_qpn) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+	} else {
+		WRITE_ONCE(ms->peer_closed, true);
+		if (c->status == MRC_EP_ST_RESET) {
+			WRITE_ONCE(ms->peer_gone, true);
+			/* What we still had in flight will never complete. */
+			if (ms->tx_pending)
+				mrc_sk_fail(ms, ECONNRESET);
+		}
+		mrc_conn_wake(&ms->sk);
+	}
+	spin_unlock(&ms->lock);
+	sock_put(&ms->sk);
+}
+
+/**
+ * mrc_conn_rcv_ep() - an endpoint packet (QPN MRC_QPN_EP), softirq, RCU
+ * @net: namespace
+ * @skb: the packet (addresses, interface); freed by the caller
+ * @pkt: decoded packet
+ */
+void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt)
+{
+	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+	int oif = 0;
+
+	if (ipv6_addr_type(&ip6->saddr) & IPV6_ADDR_LINKLOCAL)
+		oif = inet6_iif(skb);
+	switch (pkt->ep.kind) {
+	case MRC_EP_CONNECT:
+		if (pkt->bth.opcode == MRC_OP_EP_REQ)
+			mrc_hs_req(net, &ip6->saddr, &ip6->daddr, oif, &pkt->ep);
+		else
+			mrc_hs_resp(net, &ip6->saddr, &pkt->ep);
+		return;
+	case MRC_EP_CLOSE:
+		if (pkt->bth.opcode == MRC_OP_EP_REQ) {
+			mrc_hs_close(net, &ip6->saddr, &pkt->ep);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	mrc_net_count(mrc_net(net), MRC_CNT_RX_BAD_HS);
+}

@@ -1,0 +1,1124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc_nl.c - the generic netlink family "mrc": planes, routes, profiles,
+ * counters and the "events" multicast group.
+ *
+ * Every command has its own policy listing exactly the attributes it
+ * accepts; with .resv_start_op 0 every command is validated strictly, so an
+ * attribute a command does not take, an unknown attribute, a wrong length,
+ * a value out of range or a nest without NLA_F_NESTED is refused by the
+ * generic netlink core before the handler runs. Handlers then check what a
+ * policy cannot express (required attributes, consistency) and report every
+ * refusal through extack. Writes need CAP_NET_ADMIN in the user namespace
+ * owning the network namespace (GENL_UNS_ADMIN_PERM). Everything acts on
+ * the namespace of the requesting socket.
+ *
+ * The family runs with parallel_ops: the configuration store (mrc_cfg.c)
+ * serialises writers with its own per-namespace mutex, and dumps read RCU.
+ * Documentation/networking/mrc-netlink.rst describes the protocol.
+ */
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <net/genetlink.h>
+#include <net/ipv6.h>
+#include <net/netlink.h>
+
+#include "mrc_impl.h"
+#include "mrc_cfg.h"
+#include "mrc_nl.h"
+
+enum mrc_nl_mcgrp {
+	MRC_NLGRP_EVENTS,
+};
+
+static struct genl_family mrc_genl_family;
+static bool mrc_nl_ready;
+
+/* ------------------------------------------------------------------ */
+/* Policies                                                           */
+/* ------------------------------------------------------------------ */
+
+#define MRC_POL_IN6		NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr))
+
+static const struct nla_policy mrc_seg_policy[MRC_SEG_ATTR_MAX + 1] = {
+	[MRC_SEG_ATTR_SID]		= MRC_POL_IN6,
+};
+
+static const struct nla_policy mrc_path_policy[MRC_PATH_ATTR_MAX + 1] = {
+	[MRC_PATH_ATTR_PLANE]		= NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX),
+	[MRC_PATH_ATTR_SEGS]		= NLA_POLICY_NESTED(mrc_seg_policy),
+	[MRC_PATH_ATTR_USID]		= MRC_POL_IN6,
+};
+
+static const struct nla_policy mrc_ev_policy[MRC_EV_ATTR_MAX + 1] = {
+	[MRC_EV_ATTR_COUNT]		= NLA_POLICY_RANGE(NLA_U32, MRC_EV_COUNT_MIN,
+							   MRC_EV_COUNT_MAX),
+	[MRC_EV_ATTR_ACTIVE_PER_PLANE]	= NLA_POLICY_MAX(NLA_U32, MRC_EV_COUNT_MAX),
+	[MRC_EV_ATTR_MIN_ACTIVE]	= NLA_POLICY_MAX(NLA_U32, MRC_EV_COUNT_MAX),
+};
+
+static const struct nla_policy mrc_cc_policy[MRC_CC_ATTR_MAX + 1] = {
+	[MRC_CC_ATTR_ALGO]		= NLA_POLICY_MAX(NLA_U8, MRC_CC_ALGO_MAX),
+	[MRC_CC_ATTR_TARGET_DELAY_PM]	= NLA_POLICY_RANGE(NLA_U32, 1, 10000),
+	[MRC_CC_ATTR_GAMMA_PM]		= NLA_POLICY_RANGE(NLA_U32, 1, 1000),
+	[MRC_CC_ATTR_MAX_MD_PM]		= NLA_POLICY_RANGE(NLA_U32, 1, 1000),
+	[MRC_CC_ATTR_MAX_WND_PM]	= NLA_POLICY_RANGE(NLA_U32, 100, 10000),
+	[MRC_CC_ATTR_INIT_WND_PM]	= NLA_POLICY_RANGE(NLA_U32, 100, 10000),
+};
+
+#define MRC_POL_PLANE_ID	NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX)
+#define MRC_POL_IFINDEX		NLA_POLICY_MIN(NLA_U32, 1)
+#define MRC_POL_IFNAME		{ .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 }
+#define MRC_POL_ADMIN_UP	NLA_POLICY_MAX(NLA_U8, 1)
+#define MRC_POL_DST_LEN		NLA_POLICY_MAX(NLA_U8, 128)
+#define MRC_POL_PROFILE_ID	NLA_POLICY_MAX(NLA_U32, MRC_PROFILE_ID_MAX)
+
+static const struct nla_policy mrc_plane_get_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_PLANE_ID]	= MRC_POL_PLANE_ID,
+};
+
+/* PLANE_ADD and PLANE_SET take the same attributes. */
+static const struct nla_policy mrc_plane_add_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_PLANE_ID]	= MRC_POL_PLANE_ID,
+	[MRC_ATTR_IFINDEX]	= MRC_POL_IFINDEX,
+	[MRC_ATTR_IFNAME]	= MRC_POL_IFNAME,
+	[MRC_ATTR_SADDR]	= MRC_POL_IN6,
+	[MRC_ATTR_ADMIN_UP]	= MRC_POL_ADMIN_UP,
+};
+
+static const struct nla_policy mrc_plane_del_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_PLANE_ID]	= MRC_POL_PLANE_ID,
+};
+
+/* ROUTE_GET and ROUTE_DEL take the same attributes. */
+static const struct nla_policy mrc_route_get_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_DST]		= MRC_POL_IN6,
+	[MRC_ATTR_DST_LEN]	= MRC_POL_DST_LEN,
+};
+
+static const struct nla_policy mrc_route_add_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_DST]		= MRC_POL_IN6,
+	[MRC_ATTR_DST_LEN]	= MRC_POL_DST_LEN,
+	[MRC_ATTR_ENCAP]	= NLA_POLICY_MAX(NLA_U8, MRC_ENCAP_MAX),
+	[MRC_ATTR_PATH]		= NLA_POLICY_NESTED(mrc_path_policy),
+	[MRC_ATTR_REPLACE]	= { .type = NLA_FLAG },
+};
+
+/* PROFILE_GET and PROFILE_DEL take the same attributes. */
+static const struct nla_policy mrc_profile_get_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_PROFILE_ID]	= MRC_POL_PROFILE_ID,
+};
+
+/* PROFILE_ADD and PROFILE_SET take the same attributes. */
+static const struct nla_policy mrc_profile_add_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_PROFILE_ID]	= MRC_POL_PROFILE_ID,
+	[MRC_ATTR_PROFILE_EV]	= NLA_POLICY_NESTED(mrc_ev_policy),
+	[MRC_ATTR_PROFILE_CC]	= NLA_POLICY_NESTED(mrc_cc_policy),
+};
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A required top-level attribute: reports it as missing (NLMSGERR_ATTR_MISS_TYPE)
+ * with a message. Evaluates to true when it is missing.
+ */
+#define MRC_NL_MISSING(info, attr, msg) ({				\
+	struct genl_info *__i = (info);					\
+	bool __miss = GENL_REQ_ATTR_CHECK(__i, attr);			\
+									\
+	if (__miss)							\
+		NL_SET_ERR_MSG_MOD(__i->extack, msg);			\
+	__miss;								\
+})
+
+/* Count a handler-level rejection and pass the errno on. */
+static int mrc_nl_reject(struct genl_info *info, int err)
+{
+	if (err)
+		mrc_cfg_reject(genl_info_net(info), err);
+	return err;
+}
+
+static bool mrc_addr_unicast(const struct in6_addr *a)
+{
+	return !ipv6_addr_any(a) && !ipv6_addr_is_multicast(a);
+}
+
+typedef int (*mrc_fill_fn)(struct sk_buff *skb, struct net *net, const void *obj);
+
+/* One complete message: header, attributes from @fill. */
+static int mrc_nl_put_msg(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+			  u8 cmd, struct netlink_callback *cb, mrc_fill_fn fill,
+			  struct net *net, const void *obj)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &mrc_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+	if (fill(skb, net, obj)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* Answer a "do" with one object. */
+static int mrc_nl_reply(struct genl_info *info, size_t size, mrc_fill_fn fill,
+			const void *obj)
+{
+	struct sk_buff *skb;
+	int err;
+
+	skb = genlmsg_new(size, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	err = mrc_nl_put_msg(skb, info->snd_portid, info->snd_seq, 0,
+			     info->genlhdr->cmd, NULL, fill,
+			     genl_info_net(info), obj);
+	if (err) {
+		nlmsg_free(skb);
+		return err;
+	}
+	return genlmsg_reply(skb, info);
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * mrc_nl_notify() - multicast one event to the "events" group of a netns
+ * @net:  the namespace
+ * @cmd:  an MRC_CMD_*_NTF value
+ * @size: payload size estimate (attributes only)
+ * @fill: puts the attributes of @obj
+ * @obj:  the object the event is about
+ * @gfp:  allocation context (GFP_ATOMIC from softirq)
+ *
+ * Context: any; does nothing unless somebody listens in @net.
+ * Return: 0, or a negative errno if the event could not be built (it is
+ * then lost; listeners resynchronise with a dump).
+ */
+int mrc_nl_notify(struct net *net, u8 cmd, size_t size,
+		  int (*fill)(struct sk_buff *skb, struct net *net,
+			      const void *obj),
+		  const void *obj, gfp_t gfp)
+{
+	struct sk_buff *skb;
+	int err;
+
+	if (!READ_ONCE(mrc_nl_ready) ||
+	    !genl_has_listeners(&mrc_genl_family, net, MRC_NLGRP_EVENTS))
+		return 0;
+	skb = genlmsg_new(size, gfp);
+	if (!skb)
+		return -ENOMEM;
+	err = mrc_nl_put_msg(skb, 0, 0, 0, cmd, NULL, fill, net, obj);
+	if (err) {
+		nlmsg_free(skb);
+		return err;
+	}
+	genlmsg_multicast_netns(&mrc_genl_family, net, skb, 0, MRC_NLGRP_EVENTS, gfp);
+	mrc_cfg_count_event(net);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Planes                                                             */
+/* ------------------------------------------------------------------ */
+
+static size_t mrc_nl_plane_size(void)
+{
+	return nla_total_size(sizeof(u32)) +		/* PLANE_ID */
+	       nla_total_size(sizeof(u32)) +		/* IFINDEX */
+	       nla_total_size(IFNAMSIZ) +		/* IFNAME */
+	       nla_total_size(sizeof(struct in6_addr)) +	/* SADDR */
+	       nla_total_size(sizeof(u8)) * 2;		/* ADMIN_UP, OPER_UP */
+}
+
+static int mrc_nl_fill_plane(struct sk_buff *skb, struct net *net, const void *obj)
+{
+	const struct mrc_cfg_plane *pl = obj;
+	char name[IFNAMSIZ] = "";
+	struct net_device *dev;
+
+	if (pl->ifindex) {
+		rcu_read_lock();
+		dev = dev_get_by_index_rcu(net, pl->ifindex);
+		if (dev)
+			strscpy(name, dev->name, sizeof(name));
+		rcu_read_unlock();
+	}
+	if (nla_put_u32(skb, MRC_ATTR_PLANE_ID, pl->id) ||
+	    nla_put_u32(skb, MRC_ATTR_IFINDEX, pl->ifindex) ||
+	    (name[0] && nla_put_string(skb, MRC_ATTR_IFNAME, name)) ||
+	    nla_put_in6_addr(skb, MRC_ATTR_SADDR, &pl->saddr) ||
+	    nla_put_u8(skb, MRC_ATTR_ADMIN_UP, pl->admin_up) ||
+	    nla_put_u8(skb, MRC_ATTR_OPER_UP, mrc_cfg_plane_oper_up(net, pl)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * mrc_nl_notify_plane() - report a plane event
+ * @net: the namespace
+ * @cmd: MRC_CMD_PLANE_ADD_NTF, MRC_CMD_PLANE_DEL_NTF or
+ *       MRC_CMD_PLANE_CHANGE_NTF
+ * @pl:  the plane (for a deletion: as it was)
+ * @gfp: allocation context
+ */
+void mrc_nl_notify_plane(struct net *net, u8 cmd,
+			 const struct mrc_cfg_plane *pl, gfp_t gfp)
+{
+	mrc_nl_notify(net, cmd, mrc_nl_plane_size(), mrc_nl_fill_plane, pl, gfp);
+}
+
+/*
+ * The plane's device from MRC_ATTR_IFINDEX and/or MRC_ATTR_IFNAME. Returns
+ * 0 with *ifindex set (0 when neither was given) or a negative errno.
+ */
+static int mrc_nl_parse_dev(struct genl_info *info, int *ifindex)
+{
+	struct nlattr *a_idx = info->attrs[MRC_ATTR_IFINDEX];
+	struct nlattr *a_name = info->attrs[MRC_ATTR_IFNAME];
+	struct net_device *dev;
+	int by_name;
+
+	*ifindex = a_idx ? nla_get_u32(a_idx) : 0;
+	if (!a_name)
+		return 0;
+	rcu_read_lock();
+	dev = dev_get_by_name_rcu(genl_info_net(info), nla_data(a_name));
+	by_name = dev ? dev->ifindex : 0;
+	rcu_read_unlock();
+	if (!by_name) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a_name, "no such device");
+		return -ENODEV;
+	}
+	if (*ifindex && *ifindex != by_name) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a_idx,
+				    "ifindex and ifname name different devices");
+		return -EINVAL;
+	}
+	*ifindex = by_name;
+	return 0;
+}
+
+static int mrc_nl_parse_saddr(struct genl_info *info, struct in6_addr *saddr)
+{
+	struct nlattr *a = info->attrs[MRC_ATTR_SADDR];
+
+	*saddr = nla_get_in6_addr(a);
+	if (!mrc_addr_unicast(saddr)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "source address must be a unicast address");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mrc_nl_plane_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_cfg_plane pl = {};
+	int err;
+
+	if (MRC_NL_MISSING(info, MRC_ATTR_PLANE_ID, "missing plane id") ||
+	    MRC_NL_MISSING(info, MRC_ATTR_SADDR, "missing source address"))
+		return mrc_nl_reject(info, -EINVAL);
+	if (!info->attrs[MRC_ATTR_IFINDEX] && !info->attrs[MRC_ATTR_IFNAME]) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_ATTR_IFINDEX);
+		NL_SET_ERR_MSG_MOD(info->extack, "missing device: give an ifindex or an ifname");
+		return mrc_nl_reject(info, -EINVAL);
+	}
+	pl.id = nla_get_u32(info->attrs[MRC_ATTR_PLANE_ID]);
+	err = mrc_nl_parse_dev(info, &pl.ifindex);
+	if (!err)
+		err = mrc_nl_parse_saddr(info, &pl.saddr);
+	if (err)
+		return mrc_nl_reject(info, err);
+	pl.admin_up = info->attrs[MRC_ATTR_ADMIN_UP] ?
+		      nla_get_u8(info->attrs[MRC_ATTR_ADMIN_UP]) : true;
+	return mrc_nl_reject(info, mrc_cfg_plane_add(genl_info_net(info), &pl,
+						     info->extack));
+}
+
+static int mrc_nl_plane_del(struct sk_buff *skb, struct genl_info *info)
+{
+	if (MRC_NL_MISSING(info, MRC_ATTR_PLANE_ID, "missing plane id"))
+		return mrc_nl_reject(info, -EINVAL);
+	return mrc_nl_reject(info, mrc_cfg_plane_del(genl_info_net(info),
+				nla_get_u32(info->attrs[MRC_ATTR_PLANE_ID]),
+				info->extack));
+}
+
+static int mrc_nl_plane_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_cfg_plane_change chg = {};
+	int err;
+
+	if (MRC_NL_MISSING(info, MRC_ATTR_PLANE_ID, "missing plane id"))
+		return mrc_nl_reject(info, -EINVAL);
+	if (info->attrs[MRC_ATTR_ADMIN_UP]) {
+		chg.set_admin = true;
+		chg.admin_up = nla_get_u8(info->attrs[MRC_ATTR_ADMIN_UP]);
+	}
+	if (info->attrs[MRC_ATTR_IFINDEX] || info->attrs[MRC_ATTR_IFNAME]) {
+		err = mrc_nl_parse_dev(info, &chg.ifindex);
+		if (err)
+			return mrc_nl_reject(info, err);
+		chg.set_ifindex = true;
+	}
+	if (info->attrs[MRC_ATTR_SADDR]) {
+		err = mrc_nl_parse_saddr(info, &chg.saddr);
+		if (err)
+			return mrc_nl_reject(info, err);
+		chg.set_saddr = true;
+	}
+	if (!chg.set_admin && !chg.set_ifindex && !chg.set_saddr) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "nothing to change: give admin-up, a device or a source address");
+		return mrc_nl_reject(info, -EINVAL);
+	}
+	return mrc_nl_reject(info, mrc_cfg_plane_set(genl_info_net(info),
+				nla_get_u32(info->attrs[MRC_ATTR_PLANE_ID]),
+				&chg, info->extack));
+}
+
+static int mrc_nl_plane_get(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct mrc_cfg_plane *p;
+	struct mrc_cfg_plane pl;
+	bool found = false;
+
+	if (MRC_NL_MISSING(info, MRC_ATTR_PLANE_ID, "missing plane id"))
+		return mrc_nl_reject(info, -EINVAL);
+	rcu_read_lock();
+	p = mrc_cfg_plane_get(genl_info_net(info),
+			      nla_get_u32(info->attrs[MRC_ATTR_PLANE_ID]));
+	if (p) {
+		pl = *p;
+		found = true;
+	}
+	rcu_read_unlock();
+	if (!found) {
+		NL_SET_ERR_MSG_MOD(info->extack, "plane does not exist");
+		return mrc_nl_reject(info, -ENOENT);
+	}
+	return mrc_nl_reply(info, mrc_nl_plane_size(), mrc_nl_fill_plane, &pl);
+}
+
+static int mrc_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	const struct mrc_cfg_plane *p;
+	struct mrc_cfg_plane pl;
+	long id;
+
+	cb->seq = mrc_cfg_generation(net);
+	for (id = cb->args[0]; id < MRC_PLANES_NR; id++) {
+		rcu_read_lock();
+		p = mrc_cfg_plane_get(net, id);
+		if (p)
+			pl = *p;
+		rcu_read_unlock();
+		if (!p)
+			continue;
+		if (mrc_nl_put_msg(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				   NLM_F_MULTI, MRC_CMD_PLANE_GET, cb,
+				   mrc_nl_fill_plane, net, &pl))
+			break;
+	}
+	cb->args[0] = id;
+	return skb->len;
+}
+
+/* ------------------------------------------------------------------ */
+/* Routes                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Largest route message: every path an srh path with MRC_SEGS_MAX SIDs. */
+#define MRC_NL_PATH_MAX_SIZE						\
+	(nla_total_size(0) +				/* PATH */	\
+	 nla_total_size(sizeof(u32)) +			/* PLANE */	\
+	 nla_total_size(0) +				/* SEGS */	\
+	 MRC_SEGS_MAX * nla_total_size(sizeof(struct in6_addr)))
+#define MRC_NL_ROUTE_HDR_SIZE						\
+	(nla_total_size(sizeof(struct in6_addr)) +	/* DST */	\
+	 nla_total_size(sizeof(u8)) * 2)		/* DST_LEN, ENCAP */
+#define MRC_NL_ROUTE_MAX_MSG						\
+	(NLMSG_HDRLEN + GENL_HDRLEN + MRC_NL_ROUTE_HDR_SIZE +		\
+	 MRC_ROUTE_PATHS_MAX * MRC_NL_PATH_MAX_SIZE)
+
+static size_t mrc_nl_route_size(const struct mrc_cfg_route *rt)
+{
+	return MRC_NL_ROUTE_HDR_SIZE + rt->npaths * MRC_NL_PATH_MAX_SIZE;
+}
+
+static int mrc_nl_fill_path(struct sk_buff *skb, u8 encap,
+			    const struct mrc_cfg_path *path)
+{
+	struct nlattr *pnest, *snest;
+	int i;
+
+	pnest = nla_nest_start(skb, MRC_ATTR_PATH);
+	if (!pnest || nla_put_u32(skb, MRC_PATH_ATTR_PLANE, path->plane))
+		return -EMSGSIZE;
+	if (encap == MRC_ENCAP_SRH) {
+		snest = nla_nest_start(skb, MRC_PATH_ATTR_SEGS);
+		if (!snest)
+			return -EMSGSIZE;
+		for (i = 0; i < path->nsegs; i++)
+			if (nla_put_in6_addr(skb, MRC_SEG_ATTR_SID, &path->segs[i]))
+				return -EMSGSIZE;
+		nla_nest_end(skb, snest);
+	} else if (encap == MRC_ENCAP_USID) {
+		if (nla_put_in6_addr(skb, MRC_PATH_ATTR_USID, &path->segs[0]))
+			return -EMSGSIZE;
+	}
+	nla_nest_end(skb, pnest);
+	return 0;
+}
+
+static int mrc_nl_fill_route(struct sk_buff *skb, struct net *net, const void *obj)
+{
+	const struct mrc_cfg_route *rt = obj;
+	int i;
+
+	if (nla_put_in6_addr(skb, MRC_ATTR_DST, &rt->dst) ||
+	    nla_put_u8(skb, MRC_ATTR_DST_LEN, rt->dst_len) ||
+	    nla_put_u8(skb, MRC_ATTR_ENCAP, rt->encap))
+		return -EMSGSIZE;
+	for (i = 0; i < rt->npaths; i++)
+		if (mrc_nl_fill_path(skb, rt->encap, &rt->paths[i]))
+			return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * mrc_nl_notify_route() - report a route event
+ * @net: the namespace
+ * @cmd: MRC_CMD_ROUTE_ADD_NTF, MRC_CMD_ROUTE_DEL_NTF or
+ *       MRC_CMD_ROUTE_CHANGE_NTF (replaced)
+ * @rt:  the route (for a deletion: as it was)
+ * @gfp: allocation context
+ */
+void mrc_nl_notify_route(struct net *net, u8 cmd,
+			 const struct mrc_cfg_route *rt, gfp_t gfp)
+{
+	mrc_nl_notify(net, cmd, mrc_nl_route_size(rt), mrc_nl_fill_route, rt, gfp);
+}
+
+/* DST and DST_LEN of a request; the prefix must have no host bits. */
+static int mrc_nl_parse_prefix(struct genl_info *info, struct in6_addr *dst,
+			       u8 *len)
+{
+	struct in6_addr pfx;
+
+	if (MRC_NL_MISSING(info, MRC_ATTR_DST, "missing destination prefix") ||
+	    MRC_NL_MISSING(info, MRC_ATTR_DST_LEN, "missing destination prefix length"))
+		return -EINVAL;
+	*dst = nla_get_in6_addr(info->attrs[MRC_ATTR_DST]);
+	*len = nla_get_u8(info->attrs[MRC_ATTR_DST_LEN]);
+	ipv6_addr_prefix(&pfx, dst, *len);
+	if (!ipv6_addr_equal(&pfx, dst)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[MRC_ATTR_DST],
+				    "destination prefix has bits set beyond its length");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mrc_nl_parse_segs(struct genl_info *info, const struct nlattr *segs,
+			     struct mrc_cfg_path *path)
+{
+	const struct nlattr *sid;
+	int rem;
+
+	nla_for_each_nested(sid, segs, rem) {
+		/* The policy let only MRC_SEG_ATTR_SID of 16 bytes through. */
+		if (path->nsegs == MRC_SEGS_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, sid,
+					    "segment list longer than 8 SIDs");
+			return -EINVAL;
+		}
+		path->segs[path->nsegs] = nla_get_in6_addr(sid);
+		if (!mrc_addr_unicast(&path->segs[path->nsegs])) {
+			NL_SET_ERR_MSG_ATTR(info->extack, sid,
+					    "SID must be a unicast address");
+			return -EINVAL;
+		}
+		path->nsegs++;
+	}
+	if (!path->nsegs) {
+		NL_SET_ERR_MSG_ATTR(info->extack, segs, "empty segment list");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mrc_nl_parse_path(struct genl_info *info, const struct nlattr *nest,
+			     u8 encap, struct mrc_cfg_path *path)
+{
+	struct nlattr *tb[MRC_PATH_ATTR_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	int err;
+
+	err = nla_parse_nested(tb, MRC_PATH_ATTR_MAX, nest, mrc_path_policy, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, nest, tb, MRC_PATH_ATTR_PLANE)) {
+		NL_SET_ERR_MSG_ATTR(extack, nest, "path without plane id");
+		return -EINVAL;
+	}
+	path->plane = nla_get_u32(tb[MRC_PATH_ATTR_PLANE]);
+
+	switch (encap) {
+	case MRC_ENCAP_NONE:
+		if (tb[MRC_PATH_ATTR_SEGS] || tb[MRC_PATH_ATTR_USID]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_PATH_ATTR_SEGS] ?:
+					    tb[MRC_PATH_ATTR_USID],
+					    "encap none takes no segment list or uSID container");
+			return -EINVAL;
+		}
+		return 0;
+	case MRC_ENCAP_SRH:
+		if (tb[MRC_PATH_ATTR_USID]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_PATH_ATTR_USID],
+					    "encap srh takes no uSID container");
+			return -EINVAL;
+		}
+		if (NL_REQ_ATTR_CHECK(extack, nest, tb, MRC_PATH_ATTR_SEGS)) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "encap srh needs a segment list on every path");
+			return -EINVAL;
+		}
+		return mrc_nl_parse_segs(info, tb[MRC_PATH_ATTR_SEGS], path);
+	default:	/* MRC_ENCAP_USID, the policy allows nothing else */
+		if (tb[MRC_PATH_ATTR_SEGS]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_PATH_ATTR_SEGS],
+					    "encap usid takes no segment list");
+			return -EINVAL;
+		}
+		if (NL_REQ_ATTR_CHECK(extack, nest, tb, MRC_PATH_ATTR_USID)) {
+			NL_SET_ERR_MSG_ATTR(extack, nest,
+					    "encap usid needs a uSID container on every path");
+			return -EINVAL;
+		}
+		path->segs[0] = nla_get_in6_addr(tb[MRC_PATH_ATTR_USID]);
+		path->nsegs = 1;
+		if (!mrc_addr_unicast(&path->segs[0])) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_PATH_ATTR_USID],
+					    "uSID container must be a unicast address");
+			return -EINVAL;
+		}
+		return 0;
+	}
+}
+
+static int mrc_nl_parse_route(struct genl_info *info, struct mrc_cfg_route **out)
+{
+	struct mrc_cfg_route *rt;
+	const struct nlattr *nla;
+	struct in6_addr dst;
+	u32 npaths = 0, i = 0;
+	u8 dst_len, encap;
+	int rem, err;
+
+	err = mrc_nl_parse_prefix(info, &dst, &dst_len);
+	if (err)
+		return err;
+	encap = info->attrs[MRC_ATTR_ENCAP] ?
+		nla_get_u8(info->attrs[MRC_ATTR_ENCAP]) : MRC_ENCAP_NONE;
+
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(nla) != MRC_ATTR_PATH)
+			continue;
+		if (++npaths > MRC_ROUTE_PATHS_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nla,
+					    "too many paths (at most 64 per route)");
+			return -EINVAL;
+		}
+	}
+	if (!npaths && encap != MRC_ENCAP_NONE) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_ATTR_PATH);
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "encap srh and usid need at least one path");
+		return -EINVAL;
+	}
+
+	rt = mrc_cfg_route_alloc(npaths);
+	if (!rt)
+		return -ENOMEM;
+	rt->dst = dst;
+	rt->dst_len = dst_len;
+	rt->encap = encap;
+	nlmsg_for_each_attr(nla, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(nla) != MRC_ATTR_PATH)
+			continue;
+		err = mrc_nl_parse_path(info, nla, encap, &rt->paths[i]);
+		if (err) {
+			mrc_cfg_route_put(rt);
+			return err;
+		}
+		rt->plane_mask |= BIT(rt->paths[i].plane);
+		i++;
+	}
+	*out = rt;
+	return 0;
+}
+
+static int mrc_nl_route_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_cfg_route *rt;
+	int err;
+
+	err = mrc_nl_parse_route(info, &rt);
+	if (err)
+		return mrc_nl_reject(info, err);
+	return mrc_nl_reject(info, mrc_cfg_route_add(genl_info_net(info), rt,
+				nla_get_flag(info->attrs[MRC_ATTR_REPLACE]),
+				info->extack));
+}
+
+static int mrc_nl_route_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct in6_addr dst;
+	u8 len;
+	int err;
+
+	err = mrc_nl_parse_prefix(info, &dst, &len);
+	if (!err)
+		err = mrc_cfg_route_del(genl_info_net(info), &dst, len, info->extack);
+	return mrc_nl_reject(info, err);
+}
+
+/*
+ * ROUTE_GET do: with DST_LEN the route of exactly that prefix; without it
+ * the route the datapath would use for the address DST (longest prefix).
+ */
+static int mrc_nl_route_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct mrc_cfg_route *rt;
+	struct in6_addr dst;
+	u8 len;
+	int err;
+
+	if (info->attrs[MRC_ATTR_DST_LEN]) {
+		err = mrc_nl_parse_prefix(info, &dst, &len);
+		if (err)
+			return mrc_nl_reject(info, err);
+		rcu_read_lock();
+		rt = mrc_cfg_route_find(net, &dst, len);
+	} else {
+		if (MRC_NL_MISSING(info, MRC_ATTR_DST, "missing destination"))
+			return mrc_nl_reject(info, -EINVAL);
+		dst = nla_get_in6_addr(info->attrs[MRC_ATTR_DST]);
+		rcu_read_lock();
+		rt = mrc_cfg_route_lookup(net, &dst);
+	}
+	if (rt && !mrc_cfg_route_hold(rt))
+		rt = NULL;
+	rcu_read_unlock();
+	if (!rt) {
+		NL_SET_ERR_MSG_MOD(info->extack, "no route to this destination");
+		return mrc_nl_reject(info, -ENOENT);
+	}
+	err = mrc_nl_reply(info, mrc_nl_route_size(rt), mrc_nl_fill_route, rt);
+	mrc_cfg_route_put(rt);
+	return err;
+}
+
+static int mrc_nl_route_dump_start(struct netlink_callback *cb)
+{
+	/* One route must always fit in one dump skb. */
+	BUILD_BUG_ON(MRC_NL_ROUTE_MAX_MSG > U16_MAX);
+	cb->min_dump_alloc = MRC_NL_ROUTE_MAX_MSG;
+	return 0;
+}
+
+struct mrc_nl_dump_ctx {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	struct net *net;
+};
+
+static int mrc_nl_route_dump_one(const struct mrc_cfg_route *rt, void *arg)
+{
+	struct mrc_nl_dump_ctx *ctx = arg;
+
+	return mrc_nl_put_msg(ctx->skb, NETLINK_CB(ctx->cb->skb).portid,
+			      ctx->cb->nlh->nlmsg_seq, NLM_F_MULTI,
+			      MRC_CMD_ROUTE_GET, ctx->cb, mrc_nl_fill_route,
+			      ctx->net, rt);
+}
+
+static int mrc_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mrc_nl_dump_ctx ctx = {
+		.skb = skb, .cb = cb, .net = sock_net(skb->sk),
+	};
+
+	cb->seq = mrc_cfg_generation(ctx.net);
+	mrc_cfg_route_walk(ctx.net, &cb->args[0], &cb->args[1],
+			   mrc_nl_route_dump_one, &ctx);
+	return skb->len;
+}
+
+/* ------------------------------------------------------------------ */
+/* Profiles                                                           */
+/* ------------------------------------------------------------------ */
+
+static size_t mrc_nl_profile_size(void)
+{
+	return nla_total_size(sizeof(u32)) +			/* PROFILE_ID */
+	       nla_total_size(0) + 3 * nla_total_size(sizeof(u32)) +	/* EV */
+	       nla_total_size(0) + nla_total_size(sizeof(u8)) +	/* CC */
+	       5 * nla_total_size(sizeof(u32));
+}
+
+static int mrc_nl_fill_profile(struct sk_buff *skb, struct net *net, const void *obj)
+{
+	const struct mrc_cfg_profile *p = obj;
+	struct nlattr *nest;
+
+	if (nla_put_u32(skb, MRC_ATTR_PROFILE_ID, p->id))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, MRC_ATTR_PROFILE_EV);
+	if (!nest ||
+	    nla_put_u32(skb, MRC_EV_ATTR_COUNT, p->ev_count) ||
+	    nla_put_u32(skb, MRC_EV_ATTR_ACTIVE_PER_PLANE, p->ev_active_per_plane) ||
+	    nla_put_u32(skb, MRC_EV_ATTR_MIN_ACTIVE, p->ev_min_active))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	nest = nla_nest_start(skb, MRC_ATTR_PROFILE_CC);
+	if (!nest ||
+	    nla_put_u8(skb, MRC_CC_ATTR_ALGO, p->cc_algo) ||
+	    nla_put_u32(skb, MRC_CC_ATTR_TARGET_DELAY_PM, p->cc_target_delay_pm) ||
+	    nla_put_u32(skb, MRC_CC_ATTR_GAMMA_PM, p->cc_gamma_pm) ||
+	    nla_put_u32(skb, MRC_CC_ATTR_MAX_MD_PM, p->cc_max_md_pm) ||
+	    nla_put_u32(skb, MRC_CC_ATTR_MAX_WND_PM, p->cc_max_wnd_pm) ||
+	    nla_put_u32(skb, MRC_CC_ATTR_INIT_WND_PM, p->cc_init_wnd_pm))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static void mrc_nl_get_u32(u32 *dst, struct nlattr **tb, int type)
+{
+	if (tb[type])
+		*dst = nla_get_u32(tb[type]);
+}
+
+/* Applies the EV and CC nests of the request to a profile copy. */
+static int mrc_nl_profile_apply(struct mrc_cfg_profile *p, void *arg)
+{
+	struct genl_info *info = arg;
+	struct nlattr *ev[MRC_EV_ATTR_MAX + 1];
+	struct nlattr *cc[MRC_CC_ATTR_MAX + 1];
+	int err;
+
+	if (info->attrs[MRC_ATTR_PROFILE_EV]) {
+		err = nla_parse_nested(ev, MRC_EV_ATTR_MAX, info->attrs[MRC_ATTR_PROFILE_EV],
+				       mrc_ev_policy, info->extack);
+		if (err)
+			return err;
+		mrc_nl_get_u32(&p->ev_count, ev, MRC_EV_ATTR_COUNT);
+		mrc_nl_get_u32(&p->ev_active_per_plane, ev, MRC_EV_ATTR_ACTIVE_PER_PLANE);
+		mrc_nl_get_u32(&p->ev_min_active, ev, MRC_EV_ATTR_MIN_ACTIVE);
+	}
+	if (info->attrs[MRC_ATTR_PROFILE_CC]) {
+		err = nla_parse_nested(cc, MRC_CC_ATTR_MAX, info->attrs[MRC_ATTR_PROFILE_CC],
+				       mrc_cc_policy, info->extack);
+		if (err)
+			return err;
+		if (cc[MRC_CC_ATTR_ALGO])
+			p->cc_algo = nla_get_u8(cc[MRC_CC_ATTR_ALGO]);
+		mrc_nl_get_u32(&p->cc_target_delay_pm, cc, MRC_CC_ATTR_TARGET_DELAY_PM);
+		mrc_nl_get_u32(&p->cc_gamma_pm, cc, MRC_CC_ATTR_GAMMA_PM);
+		mrc_nl_get_u32(&p->cc_max_md_pm, cc, MRC_CC_ATTR_MAX_MD_PM);
+		mrc_nl_get_u32(&p->cc_max_wnd_pm, cc, MRC_CC_ATTR_MAX_WND_PM);
+		mrc_nl_get_u32(&p->cc_init_wnd_pm, cc, MRC_CC_ATTR_INIT_WND_PM);
+	}
+	return 0;
+}
+
+static int mrc_nl_profile_write(struct genl_info *info, bool create)
+{
+	if (MRC_NL_MISSING(info, MRC_ATTR_PROFILE_ID, "missing profile id"))
+		return mrc_nl_reject(info, -EINVAL);
+	if (!create && !info->attrs[MRC_ATTR_PROFILE_EV] &&
+	    !info->attrs[MRC_ATTR_PROFILE_CC]) {
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "nothing to change: give EV or CC parameters");
+		return mrc_nl_reject(info, -EINVAL);
+	}
+	return mrc_nl_reject(info, mrc_cfg_profile_update(genl_info_net(info),
+				nla_get_u32(info->attrs[MRC_ATTR_PROFILE_ID]),
+				create, mrc_nl_profile_apply, info, info->extack));
+}
+
+static int mrc_nl_profile_add(struct sk_buff *skb, struct genl_info *info)
+{
+	return mrc_nl_profile_write(info, true);
+}
+
+static int mrc_nl_profile_set(struct sk_buff *skb, struct genl_info *info)
+{
+	return mrc_nl_profile_write(info, false);
+}
+
+static int mrc_nl_profile_del(struct sk_buff *skb, struct genl_info *info)
+{
+	if (MRC_NL_MISSING(info, MRC_ATTR_PROFILE_ID, "missing profile id"))
+		return mrc_nl_reject(info, -EINVAL);
+	return mrc_nl_reject(info, mrc_cfg_profile_del(genl_info_net(info),
+				nla_get_u32(info->attrs[MRC_ATTR_PROFILE_ID]),
+				info->extack));
+}
+
+static int mrc_nl_profile_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_cfg_profile p;
+
+	if (MRC_NL_MISSING(info, MRC_ATTR_PROFILE_ID, "missing profile id"))
+		return mrc_nl_reject(info, -EINVAL);
+	if (mrc_cfg_profile_copy(genl_info_net(info),
+				 nla_get_u32(info->attrs[MRC_ATTR_PROFILE_ID]), &p)) {
+		NL_SET_ERR_MSG_MOD(info->extack, "profile does not exist");
+		return mrc_nl_reject(info, -ENOENT);
+	}
+	return mrc_nl_reply(info, mrc_nl_profile_size(), mrc_nl_fill_profile, &p);
+}
+
+static int mrc_nl_profile_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	struct mrc_cfg_profile p;
+	long id;
+
+	cb->seq = mrc_cfg_generation(net);
+	for (id = cb->args[0]; id < MRC_PROFILES_NR; id++) {
+		if (mrc_cfg_profile_copy(net, id, &p))
+			continue;
+		if (mrc_nl_put_msg(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				   NLM_F_MULTI, MRC_CMD_PROFILE_GET, cb,
+				   mrc_nl_fill_profile, net, &p))
+			break;
+	}
+	cb->args[0] = id;
+	return skb->len;
+}
+
+/* ------------------------------------------------------------------ */
+/* Counters                                                           */
+/* ------------------------------------------------------------------ */
+
+static const u8 mrc_nl_rej_attr[__MRC_REJ_MAX] = {
+	[MRC_REJ_INVAL]	= MRC_STATS_ATTR_REJ_INVAL,
+	[MRC_REJ_NOENT]	= MRC_STATS_ATTR_REJ_NOENT,
+	[MRC_REJ_EXIST]	= MRC_STATS_ATTR_REJ_EXIST,
+	[MRC_REJ_NODEV]	= MRC_STATS_ATTR_REJ_NODEV,
+	[MRC_REJ_NOSPC]	= MRC_STATS_ATTR_REJ_NOSPC,
+	[MRC_REJ_BUSY]	= MRC_STATS_ATTR_REJ_BUSY,
+	[MRC_REJ_NOMEM]	= MRC_STATS_ATTR_REJ_NOMEM,
+	[MRC_REJ_OTHER]	= MRC_STATS_ATTR_REJ_OTHER,
+};
+
+static const u8 mrc_nl_sock_attr[__MRC_CNT_MAX] = {
+	[MRC_CNT_SOCK_CREATED]	= MRC_STATS_ATTR_SOCK_CREATED,
+	[MRC_CNT_SOCK_RELEASED]	= MRC_STATS_ATTR_SOCK_RELEASED,
+	[MRC_CNT_BIND_OK]	= MRC_STATS_ATTR_BIND_OK,
+	[MRC_CNT_BAD_ADDR]	= MRC_STATS_ATTR_BIND_BAD_ADDR,
+	[MRC_CNT_ADDR_NOTAVAIL]	= MRC_STATS_ATTR_BIND_ADDR_NOTAVAIL,
+	[MRC_CNT_ADDR_INUSE]	= MRC_STATS_ATTR_BIND_ADDR_INUSE,
+	[MRC_CNT_BAD_SOCKET]	= MRC_STATS_ATTR_SOCK_BAD_TYPE,
+};
+
+static size_t mrc_nl_stats_size(void)
+{
+	return nla_total_size(0) + 3 * nla_total_size(sizeof(u32)) +
+	       (2 + __MRC_REJ_MAX + __MRC_CNT_MAX) * nla_total_size_64bit(sizeof(u64));
+}
+
+static int mrc_nl_fill_stats(struct sk_buff *skb, struct net *net, const void *obj)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_cfg_stats st;
+	struct nlattr *nest;
+	int i;
+
+	mrc_cfg_get_stats(net, &st);
+	nest = nla_nest_start(skb, MRC_ATTR_STATS);
+	if (!nest ||
+	    nla_put_u32(skb, MRC_STATS_ATTR_PLANES, st.planes) ||
+	    nla_put_u32(skb, MRC_STATS_ATTR_ROUTES, st.routes) ||
+	    nla_put_u32(skb, MRC_STATS_ATTR_PROFILES, st.profiles) ||
+	    nla_put_u64_64bit(skb, MRC_STATS_ATTR_CHANGES, st.changes,
+			      MRC_STATS_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_STATS_ATTR_EVENTS, st.events,
+			      MRC_STATS_ATTR_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < __MRC_REJ_MAX; i++)
+		if (nla_put_u64_64bit(skb, mrc_nl_rej_attr[i], st.rejects[i],
+				      MRC_STATS_ATTR_PAD))
+			return -EMSGSIZE;
+	for (i = 0; i < __MRC_CNT_MAX; i++)
+		if (nla_put_u64_64bit(skb, mrc_nl_sock_attr[i],
+				      atomic64_read(&mn->counters[i]),
+				      MRC_STATS_ATTR_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int mrc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return mrc_nl_reply(info, mrc_nl_stats_size(), mrc_nl_fill_stats, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Family                                                             */
+/* ------------------------------------------------------------------ */
+
+static const struct genl_ops mrc_nl_ops[] = {
+	{
+		.cmd	 = MRC_CMD_PLANE_GET,
+		.doit	 = mrc_nl_plane_get,
+		.dumpit	 = mrc_nl_plane_dump,
+		.policy	 = mrc_plane_get_policy,
+		.maxattr = MRC_ATTR_MAX,
+	},
+	{
+		.cmd	 = MRC_CMD_PLANE_ADD,
+		.doit	 = mrc_nl_plane_add,
+		.policy	 = mrc_plane_add_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	 = MRC_CMD_PLANE_DEL,
+		.doit	 = mrc_nl_plane_del,
+		.policy	 = mrc_plane_del_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	 = MRC_CMD_PLANE_SET,
+		.doit	 = mrc_nl_plane_set,
+		.policy	 = mrc_plane_add_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	 = MRC_CMD_ROUTE_GET,
+		.doit	 = mrc_nl_route_get,
+		.start	 = mrc_nl_route_dump_start,
+		.dumpit	 = mrc_nl_route_dump,
+		.policy	 = mrc_route_get_policy,
+		.maxattr = MRC_ATTR_MAX,
+	},
+	{
+		.cmd	 = MRC_CMD_ROUTE_ADD,
+		.doit	 = mrc_nl_route_add,
+		.policy	 = mrc_route_add_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	 = MRC_CMD_ROUTE_DEL,
+		.doit	 = mrc_nl_route_del,
+		.policy	 = mrc_route_get_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	 = MRC_CMD_PROFILE_GET,
+		.doit	 = mrc_nl_profile_get,
+		.dumpit	 = mrc_nl_profile_dump,
+		.policy	 = mrc_profile_get_policy,
+		.maxattr = MRC_ATTR_MAX,
+	},
+	{
+		.cmd	 = MRC_CMD_PROFILE_ADD,
+		.doit	 = mrc_nl_profile_add,
+		.policy	 = mrc_profile_add_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	 = MRC_CMD_PROFILE_DEL,
+		.doit	 = mrc_nl_profile_del,
+		.policy	 = mrc_profile_get_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	 = MRC_CMD_PROFILE_SET,
+		.doit	 = mrc_nl_profile_set,
+		.policy	 = mrc_profile_add_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		/* No policy: the core rejects every attribute. */
+		.cmd	 = MRC_CMD_STATS_GET,
+		.doit	 = mrc_nl_stats_get,
+	},
+};
+
+static const struct genl_multicast_group mrc_nl_mcgrps[] = {
+	[MRC_NLGRP_EVENTS] = { .name = MRC_GENL_MCGRP_EVENTS },
+};
+
+static struct genl_family mrc_genl_family __ro_after_init = {
+	.name		= MRC_GENL_NAME,
+	.version	= MRC_GENL_VERSION,
+	.maxattr	= MRC_ATTR_MAX,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	/* A new family: every command gets strict header and TLV checks. */
+	.resv_start_op	= 0,
+	.ops		= mrc_nl_ops,
+	.n_ops		= ARRAY_SIZE(mrc_nl_ops),
+	.mcgrps		= mrc_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(mrc_nl_mcgrps),
+	.module		= THIS_MODULE,
+};
+
+/**
+ * mrc_nl_init_module() - register the generic netlink family
+ *
+ * Return: 0 or a negative errno from genl_register_family().
+ */
+int mrc_nl_init_module(void)
+{
+	int err;
+
+	err = genl_register_family(&mrc_genl_family);
+	if (err)
+		return err;
+	WRITE_ONCE(mrc_nl_ready, true);
+	return 0;
+}
+
+/**
+ * mrc_nl_exit_module() - unregister the generic netlink family
+ *
+ * Events stop first: the netdevice notifier sends them under RTNL, so once
+ * RTNL was taken and released no notifier is still in mrc_nl_notify().
+ * Unregistering the family waits for running requests.
+ */
+void mrc_nl_exit_module(void)
+{
+	rtnl_lock();
+	WRITE_ONCE(mrc_nl_ready, false);
+	rtnl_unlock();
+	genl_unregister_family(&mrc_genl_family);
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+// mrcctl command-line grammar, see grammar.h and Documentation/man/mrcctl.8.
+#include "grammar.h"
+
+#include <arpa/inet.h>
+#include <linux/mrc.h>
+
+#include <array>
+#include <charconv>
+
+namespace mrcctl {
+namespace {
+
+constexpr std::string_view kUsage =
+    "Usage: mrcctl [-j] [-n NETNS] OBJECT COMMAND [ARGS]\n"
+    "  mrcctl plane add id ID (dev NAME | ifindex N) addr ADDR [up | down]\n"
+    "  mrcctl plane set id ID [up | down] [dev NAME | ifindex N] [addr ADDR]\n"
+    "  mrcctl plane del id ID\n"
+    "  mrcctl plane show [id ID]\n"
+    "  mrcctl route { add | replace } PREFIX [encap { none | srh | usid }]\n"
+    "                 [plane ID [segs SID[,SID]... | usid ADDR]]...\n"
+    "  mrcctl route del PREFIX\n"
+    "  mrcctl route show [PREFIX]\n"
+    "  mrcctl route get ADDR\n"
+    "  mrcctl profile { add | set } id ID [ev-count N] [ev-active N] [ev-min-active N]\n"
+    "                 [cc-algo { nscc | fixed }] [target-delay PM] [gamma PM]\n"
+    "                 [max-md PM] [max-wnd PM] [init-wnd PM]\n"
+    "  mrcctl profile del id ID\n"
+    "  mrcctl profile show [id ID]\n"
+    "  mrcctl stats\n"
+    "  mrcctl monitor\n"
+    "  mrcctl help\n"
+    "Options: -j, --json  JSON output;  -n, --netns NETNS  act in a named namespace\n"
+    "Exit: 0 ok, 1 rejected by the kernel, 2 usage error, 3 mrc.ko not loaded\n";
+
+constexpr std::array<std::string_view, 3> kEncapNames = {"none", "srh", "usid"};
+constexpr std::array<std::string_view, 2> kCcAlgoNames = {"nscc", "fixed"};
+
+static_assert(kEncapNames.size() == __MRC_ENCAP_CNT);
+static_assert(kCcAlgoNames.size() == __MRC_CC_ALGO_CNT);
+
+// A cursor over the arguments with iproute2-style helpers.
+class Args {
+  public:
+    explicit Args(const std::vector<std::string>& v) : v_(v) {}
+    bool Done() const { return i_ >= v_.size(); }
+    const std::string& Peek() const { return v_[i_]; }
+    const std::string& Next() { return v_[i_++]; }
+    // The value after a keyword: "id 3" -> "3".
+    const std::string& Value(std::string_view keyword) {
+        if (Done()) throw UsageError("\"" + std::string(keyword) + "\" needs a value");
+        return Next();
+    }
+
+  private:
+    const std::vector<std::string>& v_;
+    size_t i_ = 0;
+};
+
+[[noreturn]] void Unknown(std::string_view what, std::string_view word) {
+    throw UsageError("unknown " + std::string(what) + " \"" + std::string(word) + "\"");
+}
+
+template <typename T>
+void SetOnce(std::optional<T>& slot, T value, std::string_view keyword) {
+    if (slot) throw UsageError("\"" + std::string(keyword) + "\" given twice");
+    slot = value;
+}
+
+void ParsePlane(Args& a, Command& c) {
+    auto& p = c.plane;
+    while (!a.Done()) {
+        const std::string& w = a.Next();
+        if (w == "id") {
+            SetOnce(p.id, ParseU32(a.Value(w), "plane id"), w);
+        } else if (c.verb == Verb::kShow) {
+            Unknown("argument", w);
+        } else if (c.verb == Verb::kDel) {
+            Unknown("argument", w);
+        } else if (w == "dev") {
+            SetOnce(p.dev, a.Value(w), w);
+        } else if (w == "ifindex") {
+            SetOnce(p.ifindex, ParseU32(a.Value(w), "ifindex"), w);
+        } else if (w == "addr") {
+            SetOnce(p.addr, ParseAddr(a.Value(w), "address"), w);
+        } else if (w == "up" || w == "down") {
+            SetOnce(p.up, w == "up", "up/down");
+        } else {
+            Unknown("argument", w);
+        }
+    }
+    if (c.verb != Verb::kShow && !p.id)
+        throw UsageError(CommandName(c) + ": \"id ID\" is required");
+    if (p.dev && p.ifindex) throw UsageError("give either dev or ifindex, not both");
+    if (c.verb == Verb::kAdd) {
+        if (!p.dev && !p.ifindex) throw UsageError("plane add: \"dev NAME\" is required");
+        if (!p.addr) throw UsageError("plane add: \"addr ADDR\" is required");
+    }
+    if (c.verb == Verb::kSet && !p.up && !p.dev && !p.ifindex && !p.addr)
+        throw UsageError("plane set: nothing to change");
+}
+
+void ParseRoute(Args& a, Command& c) {
+    auto& r = c.route;
+    if (c.verb == Verb::kShow && a.Done()) return;
+    if (a.Done()) throw UsageError(CommandName(c) + ": PREFIX is required");
+    const std::string& pfx = a.Next();
+    if (c.verb == Verb::kGet) {
+        if (pfx.find('/') != std::string::npos)
+            throw UsageError("route get takes an address, not a prefix");
+        r.dst = ParseAddr(pfx, "address");
+        r.has_len = false;
+    } else {
+        ParsePrefix(pfx, r.dst, r.len);
+    }
+    r.has_prefix = true;
+    if (c.verb != Verb::kAdd) {
+        if (!a.Done()) Unknown("argument", a.Peek());
+        return;
+    }
+    PathArgs* cur = nullptr;
+    while (!a.Done()) {
+        const std::string& w = a.Next();
+        if (w == "encap") {
+            const std::string& v = a.Value(w);
+            auto e = EncapFromName(v);
+            if (!e) Unknown("encap", v);
+            SetOnce(r.encap, *e, w);
+        } else if (w == "plane") {
+            r.paths.push_back(PathArgs{ParseU32(a.Value(w), "plane id"), {}, {}});
+            cur = &r.paths.back();
+        } else if (w == "segs") {
+            if (!cur) throw UsageError("\"segs\" must follow \"plane ID\"");
+            if (!cur->segs.empty()) throw UsageError("\"segs\" given twice for one path");
+            cur->segs = ParseAddrList(a.Value(w), "SID");
+        } else if (w == "usid") {
+            if (!cur) throw UsageError("\"usid\" must follow \"plane ID\"");
+            SetOnce(cur->usid, ParseAddr(a.Value(w), "uSID container"), w);
+        } else if (w == "replace") {
+            r.replace = true;
+        } else {
+            Unknown("argument", w);
+        }
+    }
+}
+
+void ParseProfile(Args& a, Command& c) {
+    auto& p = c.profile;
+    while (!a.Done()) {
+        const std::string& w = a.Next();
+        if (w == "id") {
+            SetOnce(p.id, ParseU32(a.Value(w), "profile id"), w);
+        } else if (c.verb != Verb::kAdd && c.verb != Verb::kSet) {
+            Unknown("argument", w);
+        } else if (w == "ev-count") {
+            SetOnce(p.ev_count, ParseU32(a.Value(w), w), w);
+        } else if (w == "ev-active") {
+            SetOnce(p.ev_active, ParseU32(a.Value(w), w), w);
+        } else if (w == "ev-min-active") {
+            SetOnce(p.ev_min_active, ParseU32(a.Value(w), w), w);
+        } else if (w == "cc-algo") {
+            const std::string& v = a.Value(w);
+            auto algo = CcAlgoFromName(v);
+            if (!algo) Unknown("cc-algo", v);
+            SetOnce(p.cc_algo, *algo, w);
+        } else if (w == "target-delay") {
+            SetOnce(p.target_delay, ParseU32(a.Value(w), w), w);
+        } else if (w == "gamma") {
+            SetOnce(p.gamma, ParseU32(a.Value(w), w), w);
+        } else if (w == "max-md") {
+            SetOnce(p.max_md, ParseU32(a.Value(w), w), w);
+        } else if (w == "max-wnd") {
+            SetOnce(p.max_wnd, ParseU32(a.Value(w), w), w);
+        } else if (w == "init-wnd") {
+            SetOnce(p.init_wnd, ParseU32(a.Value(w), w), w);
+        } else {
+            Unknown("argument", w);
+        }
+    }
+    if (c.verb != Verb::kShow && !p.id)
+        throw UsageError(CommandName(c) + ": \"id ID\" is required");
+    if (c.verb == Verb::kSet && !p.has_ev() && !p.has_cc())
+        throw UsageError("profile set: nothing to change");
+}
+
+Verb ParseVerb(Args& a, Object obj) {
+    if (a.Done()) return Verb::kShow;  // "mrcctl plane" lists, like ip
+    const std::string& w = a.Next();
+    if (w == "add") return Verb::kAdd;
+    if (w == "del" || w == "delete") return Verb::kDel;
+    if (w == "show" || w == "list" || w == "ls") return Verb::kShow;
+    if (w == "set" && obj != Object::kRoute) return Verb::kSet;
+    if (w == "get" && obj == Object::kRoute) return Verb::kGet;
+    if (w == "replace" && obj == Object::kRoute) return Verb::kAdd;
+    Unknown("command", w);
+}
+
+}  // namespace
+
+uint32_t ParseU32(std::string_view s, std::string_view what) {
+    uint32_t v = 0;
+    int base = 10;
+    std::string_view digits = s;
+    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+        digits.remove_prefix(2);
+        base = 16;
+    }
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+    if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size())
+        throw UsageError("invalid " + std::string(what) + " \"" + std::string(s) + "\"");
+    return v;
+}
+
+in6_addr ParseAddr(std::string_view s, std::string_view what) {
+    in6_addr a{};
+    std::string str(s);
+    if (inet_pton(AF_INET6, str.c_str(), &a) != 1)
+        throw UsageError("invalid " + std::string(what) + " \"" + str + "\"");
+    return a;
+}
+
+void ParsePrefix(std::string_view s, in6_addr& addr, uint8_t& len) {
+    auto slash = s.find('/');
+    addr = ParseAddr(s.substr(0, slash), "prefix");
+    if (slash == std::string_view::npos) {
+        len = 128;
+        return;
+    }
+    uint32_t l = ParseU32(s.substr(slash + 1), "prefix length");
+    if (l > 128) throw UsageError("invalid prefix length \"" + std::string(s) + "\"");
+    len = static_cast<uint8_t>(l);
+}
+
+std::vector<in6_addr> ParseAddrList(std::string_view s, std::string_view what) {
+    std::vector<in6_addr> out;
+    size_t start = 0;
+    while (true) {
+        size_t comma = s.find(',', start);
+        out.push_back(ParseAddr(s.substr(start, comma - start), what));
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::string_view EncapName(uint8_t encap) {
+    return encap < kEncapNames.size() ? kEncapNames[encap] : "unknown";
+}
+
+std::optional<uint8_t> EncapFromName(std::string_view name) {
+    for (size_t i = 0; i < kEncapNames.size(); i++)
+        if (kEncapNames[i] == name) return static_cast<uint8_t>(i);
+    return std::nullopt;
+}
+
+std::string_view CcAlgoName(uint8_t algo) {
+    return algo < kCcAlgoNames.size() ? kCcAlgoNames[algo] : "unknown";
+}
+
+std::optional<uint8_t> CcAlgoFromName(std::string_view name) {
+    for (size_t i = 0; i < kCcAlgoNames.size(); i++)
+        if (kCcAlgoNames[i] == name) return static_cast<uint8_t>(i);
+    return std::nullopt;
+}
+
+std::string AddrToString(const in6_addr& a) {
+    char buf[INET6_ADDRSTRLEN];
+    inet_ntop(AF_INET6, &a, buf, sizeof(buf));
+    return buf;
+}
+
+std::string_view UsageText() { return kUsage; }
+
+std::string CommandName(const Command& cmd) {
+    std::string obj;
+    switch (cmd.object) {
+        case Object::kHelp:
+            return "help";
+        case Object::kStats:
+            return "stats";
+        case Object::kMonitor:
+            return "monitor";
+        case Object::kPlane:
+            obj = "plane";
+            break;
+        case Object::kRoute:
+            obj = "route";
+            break;
+        case Object::kProfile:
+            obj = "profile";
+            break;
+    }
+    switch (cmd.verb) {
+        case Verb::kAdd:
+            return obj + (cmd.route.replace ? " replace" : " add");
+        case Verb::kDel:
+            return obj + " del";
+        case Verb::kSet:
+            return obj + " set";
+        case Verb::kGet:
+            return obj + " get";
+        case Verb::kShow:
+        case Verb::kNone:
+            break;
+    }
+    return obj + " show";
+}
+
+Command Parse(const std::vector<std::string>& argv) {
+    Command c;
+    Args a(argv);
+    // Options come before the object, as with ip(8).
+    while (!a.Done() && !a.Peek().empty() && a.Peek()[0] == '-') {
+        const std::string& o = a.Next();
+        if (o == "-j" || o == "--json" || o == "-json") {
+            c.json = true;
+        } else if (o == "-n" || o == "--netns" || o == "-netns") {
+            c.netns = a.Value(o);
+            if (c.netns.empty() || c.netns.find('/') != std::string::npos)
+                throw UsageError("invalid namespace name \"" + c.netns + "\"");
+        } else if (o == "-h" || o == "--help") {
+            c.object = Object::kHelp;
+            return c;
+        } else {
+            Unknown("option", o);
+        }
+    }
+    if (a.Done()) throw UsageError("no object given");
+    const std::string& obj = a.Next();
+    if (obj == "help") {
+        c.object = Object::kHelp;
+    } else if (obj == "plane") {
+        c.object = Object::kPlane;
+        c.verb = ParseVerb(a, c.object);
+        ParsePlane(a, c);
+    } else if (obj == "route") {
+        c.object = Object::kRoute;
+        if (!a.Done() && a.Peek() == "replace") c.route.replace = true;
+        c.verb = ParseVerb(a, c.object);
+        ParseRoute(a, c);
+    } else if (obj == "profile") {
+        c.object = Object::kProfile;
+        c.verb = ParseVerb(a, c.object);
+        ParseProfile(a, c);
+    } else if (obj == "stats") {
+        c.object = Object::kStats;
+        if (!a.Done() && a.Peek() == "show") a.Next();
+    } else if (obj == "monitor") {
+        c.object = Object::kMonitor;
+    } else {
+        Unknown("object", obj);
+    }
+    if (!a.Done()) Unknown("argument", a.Peek());
+    return c;
+}
+
+}  // namespace mrcctl

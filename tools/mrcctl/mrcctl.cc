@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+// mrcctl - configure MRC (planes, routes, profiles) through the "mrc" generic
+// netlink family. See Documentation/man/mrcctl.8.
+#include <fcntl.h>
+#include <linux/mrc.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "grammar.h"
+#include "netlink.h"
+#include "output.h"
+
+namespace mrcctl {
+namespace {
+
+volatile bool g_stop = false;
+
+void OnSignal(int) { g_stop = true; }
+
+// -n NETNS: like "ip -n", enter /run/netns/NETNS before opening the socket.
+void EnterNetns(const std::string& name) {
+    std::string path = "/run/netns/" + name;
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        path = "/var/run/netns/" + name;
+        fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    }
+    if (fd < 0)
+        throw UsageError("cannot open network namespace \"" + name + "\": " + std::strerror(errno));
+    int err = setns(fd, CLONE_NEWNET);
+    int saved = errno;
+    close(fd);
+    if (err) throw std::runtime_error("setns " + name + ": " + std::strerror(saved));
+}
+
+// ---- decoding replies and events -------------------------------------
+
+Plane DecodePlane(nlmsghdr* nlh) {
+    Plane p;
+    nl::ForEachAttr(nlh, [&](nlattr* a) {
+        switch (nla_type(a)) {
+            case MRC_ATTR_PLANE_ID:
+                p.id = nla_get_u32(a);
+                break;
+            case MRC_ATTR_IFINDEX:
+                p.ifindex = nla_get_u32(a);
+                break;
+            case MRC_ATTR_IFNAME:
+                p.dev = nla_get_string(a);
+                break;
+            case MRC_ATTR_SADDR:
+                p.addr = nl::GetAddr(a);
+                break;
+            case MRC_ATTR_ADMIN_UP:
+                p.admin_up = nla_get_u8(a);
+                break;
+            case MRC_ATTR_OPER_UP:
+                p.oper_up = nla_get_u8(a);
+                break;
+        }
+    });
+    return p;
+}
+
+Route DecodeRoute(nlmsghdr* nlh) {
+    Route r;
+    nl::ForEachAttr(nlh, [&](nlattr* a) {
+        switch (nla_type(a)) {
+            case MRC_ATTR_DST:
+                r.dst = nl::GetAddr(a);
+                break;
+            case MRC_ATTR_DST_LEN:
+                r.len = nla_get_u8(a);
+                break;
+            case MRC_ATTR_ENCAP:
+                r.encap = nla_get_u8(a);
+                break;
+            case MRC_ATTR_PATH: {
+                Path p;
+                nl::ForEachNested(a, [&](nlattr* pa) {
+                    switch (nla_type(pa)) {
+                        case MRC_PATH_ATTR_PLANE:
+                            p.plane = nla_get_u32(pa);
+                            break;
+                        case MRC_PATH_ATTR_USID:
+                            p.usid = nl::GetAddr(pa);
+                            break;
+                        case MRC_PATH_ATTR_SEGS:
+                            nl::ForEachNested(pa, [&](nlattr* s) {
+                                if (nla_type(s) == MRC_SEG_ATTR_SID)
+                                    p.segs.push_back(nl::GetAddr(s));
+                            });
+                            break;
+                    }
+                });
+                r.paths.push_back(std::move(p));
+                break;
+            }
+        }
+    });
+    return r;
+}
+
+Profile DecodeProfile(nlmsghdr* nlh) {
+    Profile p;
+    nl::ForEachAttr(nlh, [&](nlattr* a) {
+        switch (nla_type(a)) {
+            case MRC_ATTR_PROFILE_ID:
+                p.id = nla_get_u32(a);
+                break;
+            case MRC_ATTR_PROFILE_EV:
+                nl::ForEachNested(a, [&](nlattr* e) {
+                    uint32_t v = static_cast<uint32_t>(nl::GetUint(e));
+                    switch (nla_type(e)) {
+                        case MRC_EV_ATTR_COUNT:
+                            p.ev_count = v;
+                            break;
+                        case MRC_EV_ATTR_ACTIVE_PER_PLANE:
+                            p.ev_active = v;
+                            break;
+                        case MRC_EV_ATTR_MIN_ACTIVE:
+                            p.ev_min_active = v;
+                            break;
+                    }
+                });
+                break;
+            case MRC_ATTR_PROFILE_CC:
+                nl::ForEachNested(a, [&](nlattr* c) {
+                    uint32_t v = static_cast<uint32_t>(nl::GetUint(c));
+                    switch (nla_type(c)) {
+                        case MRC_CC_ATTR_ALGO:
+                            p.cc_algo = static_cast<uint8_t>(v);
+                            break;
+                        case MRC_CC_ATTR_TARGET_DELAY_PM:
+                            p.target_delay = v;
+                            break;
+                        case MRC_CC_ATTR_GAMMA_PM:
+                            p.gamma = v;
+                            break;
+                        case MRC_CC_ATTR_MAX_MD_PM:
+                            p.max_md = v;
+                            break;
+                        case MRC_CC_ATTR_MAX_WND_PM:
+                            p.max_wnd = v;
+                            break;
+                        case MRC_CC_ATTR_INIT_WND_PM:
+                            p.init_wnd = v;
+                            break;
+                    }
+                });
+                break;
+        }
+    });
+    return p;
+}
+
+constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
+    nullptr,           nullptr,          "planes",         "routes",         "profiles",
+    "changes",         "rejected_inval", "rejected_noent", "rejected_exist", "rejected_nodev",
+    "rejected_nospc",  "rejected_busy",  "rejected_nomem", "rejected_other", "events",
+    "sock_created",    "sock_released",  "bind_ok",        "bind_bad_addr",  "bind_addr_notavail",
+    "bind_addr_inuse", "sock_bad_type",
+};
+
+Stats DecodeStats(nlmsghdr* nlh) {
+    Stats s;
+    nl::ForEachAttr(nlh, [&](nlattr* a) {
+        if (nla_type(a) != MRC_ATTR_STATS) return;
+        nl::ForEachNested(a, [&](nlattr* c) {
+            int t = nla_type(c);
+            if (t < static_cast<int>(kStatNames.size()) && kStatNames[t])
+                s.emplace_back(kStatNames[t], nl::GetUint(c));
+        });
+    });
+    return s;
+}
+
+// ---- commands ----------------------------------------------------------
+
+void PutPlaneArgs(nl::Request& req, const PlaneArgs& p) {
+    if (p.id) req.PutU32(MRC_ATTR_PLANE_ID, *p.id, "id");
+    if (p.ifindex) req.PutU32(MRC_ATTR_IFINDEX, *p.ifindex, "ifindex");
+    if (p.dev) req.PutString(MRC_ATTR_IFNAME, *p.dev, "dev");
+    if (p.addr) req.PutAddr(MRC_ATTR_SADDR, *p.addr, "addr");
+    if (p.up) req.PutU8(MRC_ATTR_ADMIN_UP, *p.up, "up/down");
+}
+
+void PutRouteArgs(nl::Request& req, const RouteArgs& r) {
+    req.PutAddr(MRC_ATTR_DST, r.dst, r.has_len ? "prefix" : "address");
+    if (r.has_len) req.PutU8(MRC_ATTR_DST_LEN, r.len, "prefix length");
+    if (r.encap) req.PutU8(MRC_ATTR_ENCAP, *r.encap, "encap");
+    for (size_t i = 0; i < r.paths.size(); i++) {
+        const PathArgs& p = r.paths[i];
+        std::string n = "path " + std::to_string(i + 1);
+        nlattr* nest = req.BeginNest(MRC_ATTR_PATH, n);
+        req.PutU32(MRC_PATH_ATTR_PLANE, p.plane, n + " plane");
+        if (!p.segs.empty()) {
+            nlattr* segs = req.BeginNest(MRC_PATH_ATTR_SEGS, n + " segs");
+            for (size_t k = 0; k < p.segs.size(); k++)
+                req.PutAddr(MRC_SEG_ATTR_SID, p.segs[k], n + " SID " + std::to_string(k + 1));
+            req.EndNest(segs);
+        }
+        if (p.usid) req.PutAddr(MRC_PATH_ATTR_USID, *p.usid, n + " usid");
+        req.EndNest(nest);
+    }
+    if (r.replace) req.PutFlag(MRC_ATTR_REPLACE, "replace");
+}
+
+void PutProfileArgs(nl::Request& req, const ProfileArgs& p) {
+    req.PutU32(MRC_ATTR_PROFILE_ID, *p.id, "id");
+    if (p.has_ev()) {
+        nlattr* ev = req.BeginNest(MRC_ATTR_PROFILE_EV, "ev");
+        if (p.ev_count) req.PutU32(MRC_EV_ATTR_COUNT, *p.ev_count, "ev-count");
+        if (p.ev_active) req.PutU32(MRC_EV_ATTR_ACTIVE_PER_PLANE, *p.ev_active, "ev-active");
+        if (p.ev_min_active) req.PutU32(MRC_EV_ATTR_MIN_ACTIVE, *p.ev_min_active, "ev-min-active");
+        req.EndNest(ev);
+    }
+    if (p.has_cc()) {
+        nlattr* cc = req.BeginNest(MRC_ATTR_PROFILE_CC, "cc");
+        if (p.cc_algo) req.PutU8(MRC_CC_ATTR_ALGO, *p.cc_algo, "cc-algo");
+        if (p.target_delay)
+            req.PutU32(MRC_CC_ATTR_TARGET_DELAY_PM, *p.target_delay, "target-delay");
+        if (p.gamma) req.PutU32(MRC_CC_ATTR_GAMMA_PM, *p.gamma, "gamma");
+        if (p.max_md) req.PutU32(MRC_CC_ATTR_MAX_MD_PM, *p.max_md, "max-md");
+        if (p.max_wnd) req.PutU32(MRC_CC_ATTR_MAX_WND_PM, *p.max_wnd, "max-wnd");
+        if (p.init_wnd) req.PutU32(MRC_CC_ATTR_INIT_WND_PM, *p.init_wnd, "init-wnd");
+        req.EndNest(cc);
+    }
+}
+
+// Show commands: collect, then print text lines or one JSON array.
+template <typename T, typename Decode, typename Text, typename Json>
+void Show(nl::Client& cl, const nl::Request& req, bool json, Decode decode, Text text,
+          Json to_json) {
+    std::vector<T> objs;
+    cl.Run(req, [&](nlmsghdr* nlh) { objs.push_back(decode(nlh)); });
+    if (json) {
+        JsonWriter j(std::cout);
+        j.BeginArray();
+        for (const auto& o : objs) to_json(j, o);
+        j.EndArray();
+        std::cout << '\n';
+    } else {
+        for (const auto& o : objs) text(std::cout, o);
+    }
+}
+
+const char* EventName(uint8_t cmd) {
+    switch (cmd) {
+        case MRC_CMD_PLANE_ADD_NTF:
+            return "plane-add";
+        case MRC_CMD_PLANE_DEL_NTF:
+            return "plane-del";
+        case MRC_CMD_PLANE_CHANGE_NTF:
+            return "plane-change";
+        case MRC_CMD_ROUTE_ADD_NTF:
+            return "route-add";
+        case MRC_CMD_ROUTE_DEL_NTF:
+            return "route-del";
+        case MRC_CMD_ROUTE_CHANGE_NTF:
+            return "route-change";
+        default:
+            return nullptr;
+    }
+}
+
+void PrintEvent(nlmsghdr* nlh, bool json) {
+    auto* gh = static_cast<genlmsghdr*>(nlmsg_data(nlh));
+    const char* name = EventName(gh->cmd);
+    bool is_plane = gh->cmd == MRC_CMD_PLANE_ADD_NTF || gh->cmd == MRC_CMD_PLANE_DEL_NTF ||
+                    gh->cmd == MRC_CMD_PLANE_CHANGE_NTF;
+    if (!name) {
+        // A newer kernel's event: say so rather than dropping it silently.
+        if (json)
+            std::cout << "{\"event\":\"unknown\",\"cmd\":" << unsigned(gh->cmd) << "}\n";
+        else
+            std::cout << "[unknown event " << unsigned(gh->cmd) << "]\n";
+    } else if (json) {
+        JsonWriter j(std::cout);
+        j.BeginObject().Key("event").String(name);
+        if (is_plane) {
+            j.Key("plane");
+            JsonPlane(j, DecodePlane(nlh));
+        } else {
+            j.Key("route");
+            JsonRoute(j, DecodeRoute(nlh));
+        }
+        j.EndObject();
+        std::cout << '\n';
+    } else {
+        std::cout << '[' << name << "] ";
+        if (is_plane)
+            PrintPlane(std::cout, DecodePlane(nlh));
+        else
+            PrintRoute(std::cout, DecodeRoute(nlh));
+    }
+    std::cout.flush();
+}
+
+int Execute(const Command& c) {
+    if (c.object == Object::kHelp) {
+        std::cout << UsageText();
+        return kExitOk;
+    }
+    if (!c.netns.empty()) EnterNetns(c.netns);
+    nl::Client cl;
+    const int fam = cl.family();
+    const bool show = c.verb == Verb::kShow;
+
+    switch (c.object) {
+        case Object::kPlane: {
+            static constexpr std::array<uint8_t, 5> kCmd = {0, MRC_CMD_PLANE_ADD, MRC_CMD_PLANE_DEL,
+                                                            MRC_CMD_PLANE_SET, MRC_CMD_PLANE_GET};
+            bool dump = show && !c.plane.id;
+            nl::Request req(fam, kCmd[static_cast<int>(c.verb)], dump);
+            PutPlaneArgs(req, c.plane);
+            if (show)
+                Show<Plane>(cl, req, c.json, DecodePlane, PrintPlane, JsonPlane);
+            else
+                cl.Run(req, nullptr);
+            break;
+        }
+        case Object::kRoute: {
+            uint8_t cmd = c.verb == Verb::kAdd   ? MRC_CMD_ROUTE_ADD
+                          : c.verb == Verb::kDel ? MRC_CMD_ROUTE_DEL
+                                                 : MRC_CMD_ROUTE_GET;
+            bool dump = show && !c.route.has_prefix;
+            nl::Request req(fam, cmd, dump);
+            if (!dump) PutRouteArgs(req, c.route);
+            if (show || c.verb == Verb::kGet)
+                Show<Route>(cl, req, c.json, DecodeRoute, PrintRoute, JsonRoute);
+            else
+                cl.Run(req, nullptr);
+            break;
+        }
+        case Object::kProfile: {
+            static constexpr std::array<uint8_t, 5> kCmd = {
+                0, MRC_CMD_PROFILE_ADD, MRC_CMD_PROFILE_DEL, MRC_CMD_PROFILE_SET,
+                MRC_CMD_PROFILE_GET};
+            bool dump = show && !c.profile.id;
+            nl::Request req(fam, kCmd[static_cast<int>(c.verb)], dump);
+            if (!dump) PutProfileArgs(req, c.profile);
+            if (show)
+                Show<Profile>(cl, req, c.json, DecodeProfile, PrintProfile, JsonProfile);
+            else
+                cl.Run(req, nullptr);
+            break;
+        }
+        case Object::kStats: {
+            nl::Request req(fam, MRC_CMD_STATS_GET, false);
+            Stats st;
+            cl.Run(req, [&](nlmsghdr* nlh) { st = DecodeStats(nlh); });
+            if (c.json) {
+                JsonWriter j(std::cout);
+                JsonStats(j, st);
+                std::cout << '\n';
+            } else {
+                PrintStats(std::cout, st);
+            }
+            break;
+        }
+        case Object::kMonitor: {
+            struct sigaction sa = {};
+            sa.sa_handler = OnSignal;  // no SA_RESTART: poll() returns EINTR
+            sigaction(SIGINT, &sa, nullptr);
+            sigaction(SIGTERM, &sa, nullptr);
+            cl.Monitor([&](nlmsghdr* nlh) { PrintEvent(nlh, c.json); }, &g_stop);
+            break;
+        }
+        case Object::kHelp:
+            break;
+    }
+    return kExitOk;
+}
+
+}  // namespace
+}  // namespace mrcctl
+
+int main(int argc, char** argv) {
+    using namespace mrcctl;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    Command cmd;
+    try {
+        cmd = Parse(args);
+    } catch (const UsageError& e) {
+        std::cerr << "mrcctl: " << e.what() << '\n' << UsageText();
+        return kExitUsage;
+    }
+    try {
+        return Execute(cmd);
+    } catch (const nl::KernelError& e) {
+        std::cerr << "mrcctl: " << CommandName(cmd) << ": " << e.what();
+        if (!e.extack().empty()) std::cerr << ": " << e.extack();
+        if (!e.attr().empty()) {
+            std::cerr << " (" << e.attr();
+            if (!e.range().empty()) std::cerr << ", " << e.range();
+            std::cerr << ')';
+        }
+        std::cerr << '\n';
+        return kExitRejected;
+    } catch (const nl::FamilyMissing& e) {
+        std::cerr << "mrcctl: " << e.what() << '\n';
+        return kExitNoFamily;
+    } catch (const UsageError& e) {
+        std::cerr << "mrcctl: " << e.what() << '\n';
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        std::cerr << "mrcctl: " << CommandName(cmd) << ": " << e.what() << '\n';
+        return kExitRejected;
+    }
+}

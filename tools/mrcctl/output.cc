@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "output.h"
+
+#include <cstdio>
+
+#include "grammar.h"
+
+namespace mrcctl {
+
+void JsonWriter::Separate() {
+    if (after_key_) {
+        after_key_ = false;
+        return;
+    }
+    if (!first_.empty()) {
+        if (!first_.back()) os_ << ',';
+        first_.back() = false;
+    }
+}
+
+JsonWriter& JsonWriter::BeginObject() {
+    Separate();
+    os_ << '{';
+    first_.push_back(true);
+    return *this;
+}
+
+JsonWriter& JsonWriter::EndObject() {
+    first_.pop_back();
+    os_ << '}';
+    return *this;
+}
+
+JsonWriter& JsonWriter::BeginArray() {
+    Separate();
+    os_ << '[';
+    first_.push_back(true);
+    return *this;
+}
+
+JsonWriter& JsonWriter::EndArray() {
+    first_.pop_back();
+    os_ << ']';
+    return *this;
+}
+
+JsonWriter& JsonWriter::Key(std::string_view k) {
+    Separate();
+    os_ << '"' << Escape(k) << "\":";
+    after_key_ = true;
+    return *this;
+}
+
+JsonWriter& JsonWriter::String(std::string_view s) {
+    Separate();
+    os_ << '"' << Escape(s) << '"';
+    return *this;
+}
+
+JsonWriter& JsonWriter::Uint(uint64_t v) {
+    Separate();
+    os_ << v;
+    return *this;
+}
+
+JsonWriter& JsonWriter::Bool(bool v) {
+    Separate();
+    os_ << (v ? "true" : "false");
+    return *this;
+}
+
+std::string JsonWriter::Escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    return out;
+}
+
+namespace {
+
+std::string Segs(const std::vector<in6_addr>& segs) {
+    std::string s;
+    for (const auto& a : segs) {
+        if (!s.empty()) s += ',';
+        s += AddrToString(a);
+    }
+    return s;
+}
+
+}  // namespace
+
+void PrintPlane(std::ostream& os, const Plane& p) {
+    os << "plane " << p.id << " dev " << (p.dev.empty() ? "(none)" : p.dev) << " ifindex "
+       << p.ifindex << " addr " << AddrToString(p.addr) << (p.admin_up ? " up" : " down")
+       << " oper " << (p.oper_up ? "up" : "down") << '\n';
+}
+
+// The same words "route add" takes, so a line can be fed back.
+void PrintRoute(std::ostream& os, const Route& r) {
+    os << AddrToString(r.dst) << '/' << unsigned(r.len) << " encap " << EncapName(r.encap);
+    for (const auto& p : r.paths) {
+        os << " plane " << p.plane;
+        if (!p.segs.empty()) os << " segs " << Segs(p.segs);
+        if (p.usid) os << " usid " << AddrToString(*p.usid);
+    }
+    os << '\n';
+}
+
+void PrintProfile(std::ostream& os, const Profile& p) {
+    os << "profile " << p.id << " ev-count " << p.ev_count << " ev-active " << p.ev_active
+       << " ev-min-active " << p.ev_min_active << " cc-algo " << CcAlgoName(p.cc_algo)
+       << " target-delay " << p.target_delay << " gamma " << p.gamma << " max-md " << p.max_md
+       << " max-wnd " << p.max_wnd << " init-wnd " << p.init_wnd << '\n';
+}
+
+void PrintStats(std::ostream& os, const Stats& s) {
+    for (const auto& [k, v] : s) os << k << ' ' << v << '\n';
+}
+
+void JsonPlane(JsonWriter& j, const Plane& p) {
+    j.BeginObject();
+    j.Key("id").Uint(p.id);
+    j.Key("ifindex").Uint(p.ifindex);
+    if (!p.dev.empty()) j.Key("dev").String(p.dev);
+    j.Key("addr").String(AddrToString(p.addr));
+    j.Key("admin").String(p.admin_up ? "up" : "down");
+    j.Key("oper").String(p.oper_up ? "up" : "down");
+    j.EndObject();
+}
+
+void JsonRoute(JsonWriter& j, const Route& r) {
+    j.BeginObject();
+    j.Key("dst").String(AddrToString(r.dst) + "/" + std::to_string(r.len));
+    j.Key("encap").String(EncapName(r.encap));
+    j.Key("paths").BeginArray();
+    for (const auto& p : r.paths) {
+        j.BeginObject();
+        j.Key("plane").Uint(p.plane);
+        if (!p.segs.empty()) {
+            j.Key("segs").BeginArray();
+            for (const auto& a : p.segs) j.String(AddrToString(a));
+            j.EndArray();
+        }
+        if (p.usid) j.Key("usid").String(AddrToString(*p.usid));
+        j.EndObject();
+    }
+    j.EndArray();
+    j.EndObject();
+}
+
+void JsonProfile(JsonWriter& j, const Profile& p) {
+    j.BeginObject();
+    j.Key("id").Uint(p.id);
+    j.Key("ev").BeginObject();
+    j.Key("count").Uint(p.ev_count);
+    j.Key("active_per_plane").Uint(p.ev_active);
+    j.Key("min_active").Uint(p.ev_min_active);
+    j.EndObject();
+    j.Key("cc").BeginObject();
+    j.Key("algo").String(CcAlgoName(p.cc_algo));
+    j.Key("target_delay_pm").Uint(p.target_delay);
+    j.Key("gamma_pm").Uint(p.gamma);
+    j.Key("max_md_pm").Uint(p.max_md);
+    j.Key("max_wnd_pm").Uint(p.max_wnd);
+    j.Key("init_wnd_pm").Uint(p.init_wnd);
+    j.EndObject();
+    j.EndObject();
+}
+
+void JsonStats(JsonWriter& j, const Stats& s) {
+    j.BeginObject();
+    for (const auto& [k, v] : s) j.Key(k).Uint(v);
+    j.EndObject();
+}
+
+}  // namespace mrcctl

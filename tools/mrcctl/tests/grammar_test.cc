@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "grammar.h"
+
+#include <gtest/gtest.h>
+#include <linux/mrc.h>
+
+#include <sstream>
+
+namespace mrcctl {
+namespace {
+
+Command P(const std::string& line) {
+    std::vector<std::string> args;
+    std::istringstream in(line);
+    for (std::string w; in >> w;) args.push_back(w);
+    return Parse(args);
+}
+
+std::string A(const in6_addr& a) { return AddrToString(a); }
+
+TEST(Grammar, PlaneAdd) {
+    Command c = P("plane add id 0 dev pl0 addr 2001:db8:0::1");
+    EXPECT_EQ(c.object, Object::kPlane);
+    EXPECT_EQ(c.verb, Verb::kAdd);
+    EXPECT_EQ(*c.plane.id, 0u);
+    EXPECT_EQ(*c.plane.dev, "pl0");
+    EXPECT_EQ(A(*c.plane.addr), "2001:db8::1");
+    EXPECT_FALSE(c.plane.up);
+    EXPECT_EQ(CommandName(c), "plane add");
+}
+
+TEST(Grammar, PlaneAddIfindexDown) {
+    Command c = P("plane add id 31 ifindex 7 addr fc00::2 down");
+    EXPECT_EQ(*c.plane.ifindex, 7u);
+    EXPECT_FALSE(*c.plane.up);
+}
+
+TEST(Grammar, PlaneOutOfRangeIdIsTheKernelsBusiness) {
+    // Syntax only: the kernel answers with an extack naming the range.
+    EXPECT_EQ(*P("plane del id 99").plane.id, 99u);
+}
+
+TEST(Grammar, PlaneErrors) {
+    EXPECT_THROW(P("plane add id 0 addr ::1"), UsageError);         // no dev
+    EXPECT_THROW(P("plane add id 0 dev x"), UsageError);            // no addr
+    EXPECT_THROW(P("plane add dev x addr ::1"), UsageError);        // no id
+    EXPECT_THROW(P("plane add id x dev x addr ::1"), UsageError);   // bad number
+    EXPECT_THROW(P("plane add id -1 dev x addr ::1"), UsageError);  // negative
+    EXPECT_THROW(P("plane add id 4294967296 dev x addr ::1"), UsageError);
+    EXPECT_THROW(P("plane add id 0 dev x addr 1.2.3.4"), UsageError);  // not IPv6
+    EXPECT_THROW(P("plane add id 0 id 1 dev x addr ::1"), UsageError);
+    EXPECT_THROW(P("plane add id 0 dev x ifindex 2 addr ::1"), UsageError);
+    EXPECT_THROW(P("plane del id 0 dev x"), UsageError);
+    EXPECT_THROW(P("plane set id 0"), UsageError);  // nothing to change
+    EXPECT_THROW(P("plane frob id 0"), UsageError);
+    EXPECT_THROW(P("plane add id"), UsageError);
+}
+
+TEST(Grammar, PlaneSetAndShow) {
+    Command c = P("plane set id 3 down");
+    EXPECT_EQ(c.verb, Verb::kSet);
+    EXPECT_FALSE(*c.plane.up);
+    EXPECT_TRUE(*P("plane set id 3 up").plane.up);
+    EXPECT_EQ(P("plane show").verb, Verb::kShow);
+    EXPECT_FALSE(P("plane show").plane.id);
+    EXPECT_EQ(*P("plane show id 4").plane.id, 4u);
+    EXPECT_EQ(P("plane").verb, Verb::kShow);
+    EXPECT_EQ(P("plane list").verb, Verb::kShow);
+}
+
+TEST(Grammar, RouteAddSrh) {
+    Command c =
+        P("route add fc00:b::/64 encap srh plane 0 segs fc00:1::,fc00:2:: plane 0 segs fc00:3::");
+    const RouteArgs& r = c.route;
+    EXPECT_EQ(A(r.dst), "fc00:b::");
+    EXPECT_EQ(r.len, 64);
+    EXPECT_EQ(*r.encap, MRC_ENCAP_SRH);
+    ASSERT_EQ(r.paths.size(), 2u);
+    ASSERT_EQ(r.paths[0].segs.size(), 2u);
+    EXPECT_EQ(A(r.paths[0].segs[1]), "fc00:2::");
+    EXPECT_EQ(r.paths[1].segs.size(), 1u);
+    EXPECT_FALSE(r.replace);
+}
+
+TEST(Grammar, RouteAddUsidAndNone) {
+    Command c = P("route add fc00:c::/48 encap usid plane 1 usid fcbb:bbbb:100:200:300::");
+    ASSERT_EQ(c.route.paths.size(), 1u);
+    EXPECT_EQ(c.route.paths[0].plane, 1u);
+    EXPECT_EQ(A(*c.route.paths[0].usid), "fcbb:bbbb:100:200:300::");
+    Command n = P("route add 2001:db8::/32");
+    EXPECT_FALSE(n.route.encap);
+    EXPECT_TRUE(n.route.paths.empty());
+    Command h = P("route add 2001:db8::5");
+    EXPECT_EQ(h.route.len, 128);
+}
+
+TEST(Grammar, RouteReplace) {
+    Command c = P("route replace fc00::/16 encap none plane 2");
+    EXPECT_EQ(c.verb, Verb::kAdd);
+    EXPECT_TRUE(c.route.replace);
+    EXPECT_EQ(CommandName(c), "route replace");
+}
+
+TEST(Grammar, RouteErrors) {
+    EXPECT_THROW(P("route add"), UsageError);
+    EXPECT_THROW(P("route add fc00::/129"), UsageError);
+    EXPECT_THROW(P("route add fc00::/x"), UsageError);
+    EXPECT_THROW(P("route add fc00::/64 segs fc00::1"), UsageError);  // segs before plane
+    EXPECT_THROW(P("route add fc00::/64 encap gre"), UsageError);
+    EXPECT_THROW(P("route add fc00::/64 plane 0 segs fc00::1,,fc00::2"), UsageError);
+    EXPECT_THROW(P("route add fc00::/64 plane 0 segs a,b"), UsageError);
+    EXPECT_THROW(P("route del fc00::/64 plane 0"), UsageError);
+    EXPECT_THROW(P("route get fc00::/64"), UsageError);
+    EXPECT_THROW(P("route set fc00::/64"), UsageError);
+}
+
+TEST(Grammar, RouteShowGetDel) {
+    EXPECT_FALSE(P("route show").route.has_prefix);
+    Command s = P("route show fc00::/16");
+    EXPECT_TRUE(s.route.has_prefix);
+    EXPECT_TRUE(s.route.has_len);
+    Command g = P("route get fc00::1");
+    EXPECT_EQ(g.verb, Verb::kGet);
+    EXPECT_FALSE(g.route.has_len);
+    EXPECT_EQ(P("route del fc00::/16").verb, Verb::kDel);
+}
+
+TEST(Grammar, Profile) {
+    Command c = P("profile add id 2 ev-count 256 ev-active 12 cc-algo fixed gamma 700");
+    EXPECT_EQ(*c.profile.id, 2u);
+    EXPECT_EQ(*c.profile.ev_count, 256u);
+    EXPECT_EQ(*c.profile.cc_algo, MRC_CC_ALGO_FIXED);
+    EXPECT_TRUE(c.profile.has_ev());
+    EXPECT_TRUE(c.profile.has_cc());
+    EXPECT_FALSE(c.profile.max_md);
+    EXPECT_THROW(P("profile set id 2"), UsageError);
+    EXPECT_THROW(P("profile add ev-count 128"), UsageError);
+    EXPECT_THROW(P("profile add id 1 cc-algo cubic"), UsageError);
+    EXPECT_THROW(P("profile del id 1 gamma 3"), UsageError);
+    EXPECT_EQ(P("profile show").verb, Verb::kShow);
+}
+
+TEST(Grammar, OptionsAndObjects) {
+    Command c = P("-j -n blue plane show");
+    EXPECT_TRUE(c.json);
+    EXPECT_EQ(c.netns, "blue");
+    EXPECT_EQ(P("stats").object, Object::kStats);
+    EXPECT_EQ(P("monitor").object, Object::kMonitor);
+    EXPECT_EQ(P("help").object, Object::kHelp);
+    EXPECT_EQ(P("--help").object, Object::kHelp);
+    EXPECT_THROW(P(""), UsageError);
+    EXPECT_THROW(P("-x plane"), UsageError);
+    EXPECT_THROW(P("-n"), UsageError);
+    EXPECT_THROW(P("-n ../etc plane"), UsageError);
+    EXPECT_THROW(P("bogus"), UsageError);
+    EXPECT_THROW(P("stats now"), UsageError);
+}
+
+TEST(Values, Numbers) {
+    EXPECT_EQ(ParseU32("0", "x"), 0u);
+    EXPECT_EQ(ParseU32("4294967295", "x"), 4294967295u);
+    EXPECT_EQ(ParseU32("0x1f", "x"), 31u);
+    EXPECT_THROW(ParseU32("", "x"), UsageError);
+    EXPECT_THROW(ParseU32("1k", "x"), UsageError);
+    EXPECT_THROW(ParseU32("0x", "x"), UsageError);
+}
+
+TEST(Values, Names) {
+    for (uint8_t e = 0; e <= MRC_ENCAP_MAX; e++) EXPECT_EQ(*EncapFromName(EncapName(e)), e);
+    for (uint8_t a = 0; a <= MRC_CC_ALGO_MAX; a++) EXPECT_EQ(*CcAlgoFromName(CcAlgoName(a)), a);
+    EXPECT_EQ(EncapName(200), "unknown");
+}
+
+}  // namespace
+}  // namespace mrcctl

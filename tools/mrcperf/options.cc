@@ -1,0 +1,312 @@
+#include "options.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "framing.h"
+
+namespace mrcperf {
+
+namespace {
+
+constexpr std::string_view kUsage =
+    "Usage: mrcperf server [OPTIONS]\n"
+    "       mrcperf bulk|pingpong|rpc --peer ADDR [OPTIONS]\n"
+    "       mrcperf json FILE [PATH...]\n"
+    "Transports (same on both ends):\n"
+    "  -t, --transport mrc|tcp|mptcp   AF_MRC SOCK_SEQPACKET, TCP, or MPTCP (default tcp)\n"
+    "Addresses:\n"
+    "  -c, --peer ADDR        server address (IPv6 or IPv4)\n"
+    "  -B, --bind ADDR        local address (default any)\n"
+    "  -p, --port N           TCP/MPTCP port or MRC service id (default 7471)\n"
+    "Test:\n"
+    "  -d, --time DUR         run time: 10, 2.5s, 500ms (default 10s)\n"
+    "  -n, --count N          messages (bulk) or round trips (pingpong, rpc)\n"
+    "  -s, --size BYTES       message size: bulk (default 64k), pingpong (default 64)\n"
+    "  -w, --window N         bulk: messages in flight, unacknowledged (default 32)\n"
+    "      --ack-every N      bulk: receiver acknowledges every N messages (default window/4)\n"
+    "      --req-size BYTES   rpc request size (default 256)\n"
+    "      --resp-size BYTES  rpc response size (default 4096)\n"
+    "  -P, --concurrency N    rpc: requests in flight (default 8)\n"
+    "  -i, --interval-ms MS   record throughput every MS (time series, also in --json)\n"
+    "      --connect-timeout DUR   (default 5s)\n"
+    "Output:\n"
+    "  -J, --json             one JSON object on stdout (server: one per session)\n"
+    "  -q, --quiet            no progress lines on stderr\n"
+    "      --label TEXT       copied into the JSON report\n"
+    "Server:\n"
+    "  -1, --once             exit after one session\n"
+    "Sizes take k/m/g (binary). Exit: 0 ok, 1 run failed, 2 usage, 3 AF_MRC unavailable.\n";
+
+template <typename T>
+std::optional<T> ParseUint(std::string_view s) {
+    T v{};
+    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+}  // namespace
+
+std::string_view UsageText() { return kUsage; }
+
+std::string_view ModeName(Mode m) {
+    switch (m) {
+        case Mode::kHelp:
+            return "help";
+        case Mode::kVersion:
+            return "version";
+        case Mode::kServer:
+            return "server";
+        case Mode::kBulk:
+            return "bulk";
+        case Mode::kPingpong:
+            return "pingpong";
+        case Mode::kRpc:
+            return "rpc";
+        case Mode::kJson:
+            return "json";
+    }
+    return "?";
+}
+
+std::string_view TransportName(Transport t) {
+    switch (t) {
+        case Transport::kMrc:
+            return "mrc";
+        case Transport::kTcp:
+            return "tcp";
+        case Transport::kMptcp:
+            return "mptcp";
+    }
+    return "?";
+}
+
+std::optional<Transport> ParseTransport(std::string_view s) {
+    if (s == "mrc") return Transport::kMrc;
+    if (s == "tcp") return Transport::kTcp;
+    if (s == "mptcp") return Transport::kMptcp;
+    return std::nullopt;
+}
+
+std::optional<uint64_t> ParseSize(std::string_view s) {
+    uint64_t mult = 1;
+    if (!s.empty()) {
+        switch (s.back()) {
+            case 'k':
+            case 'K':
+                mult = 1ull << 10;
+                break;
+            case 'm':
+            case 'M':
+                mult = 1ull << 20;
+                break;
+            case 'g':
+            case 'G':
+                mult = 1ull << 30;
+                break;
+        }
+        if (mult != 1) s.remove_suffix(1);
+    }
+    auto v = ParseUint<uint64_t>(s);
+    if (!v || *v > UINT64_MAX / mult) return std::nullopt;
+    return *v * mult;
+}
+
+std::optional<double> ParseDuration(std::string_view s) {
+    double scale = 1;
+    if (s.ends_with("ms")) {
+        scale = 1e-3;
+        s.remove_suffix(2);
+    } else if (s.ends_with("s")) {
+        s.remove_suffix(1);
+    }
+    if (s.empty()) return std::nullopt;
+    std::string str(s);
+    char* end = nullptr;
+    double v = std::strtod(str.c_str(), &end);
+    if (end != str.c_str() + str.size() || !std::isfinite(v) || v < 0) return std::nullopt;
+    return v * scale;
+}
+
+ParseResult ParseArgs(const std::vector<std::string>& args) {
+    ParseResult r;
+    Config& c = r.cfg;
+    if (args.empty()) {
+        r.error = "missing mode";
+        return r;
+    }
+    const std::string& m = args[0];
+    if (m == "server") {
+        c.mode = Mode::kServer;
+    } else if (m == "bulk") {
+        c.mode = Mode::kBulk;
+    } else if (m == "pingpong") {
+        c.mode = Mode::kPingpong;
+        c.size = 64;
+    } else if (m == "rpc") {
+        c.mode = Mode::kRpc;
+    } else if (m == "json") {
+        c.mode = Mode::kJson;
+        if (args.size() < 2) {
+            r.error = "json needs a FILE (- for stdin)";
+            return r;
+        }
+        c.json_file = args[1];
+        c.json_paths.assign(args.begin() + 2, args.end());
+        return r;
+    } else if (m == "-h" || m == "--help" || m == "help") {
+        c.mode = Mode::kHelp;
+        return r;
+    } else if (m == "-V" || m == "--version" || m == "version") {
+        c.mode = Mode::kVersion;
+        return r;
+    } else {
+        r.error = "unknown mode \"" + m + "\"";
+        return r;
+    }
+
+    bool size_set = false;
+    for (size_t i = 1; i < args.size(); ++i) {
+        std::string opt = args[i];
+        std::string val;
+        bool has_inline = false;
+        if (opt.starts_with("--")) {
+            if (auto eq = opt.find('='); eq != std::string::npos) {
+                val = opt.substr(eq + 1);
+                opt.resize(eq);
+                has_inline = true;
+            }
+        }
+        auto flag = [&](std::string_view s, std::string_view l) { return opt == s || opt == l; };
+        auto value = [&]() -> std::optional<std::string> {
+            if (has_inline) return val;
+            if (i + 1 >= args.size()) return std::nullopt;
+            return args[++i];
+        };
+        auto need = [&](std::optional<std::string>& v) {
+            if (!v) r.error = "option " + opt + " needs a value";
+            return v.has_value();
+        };
+        auto u32 = [&](uint32_t& dst, uint64_t lo, uint64_t hi, bool sized) {
+            auto v = value();
+            if (!need(v)) return false;
+            auto n = sized ? ParseSize(*v) : ParseUint<uint64_t>(*v);
+            if (!n || *n < lo || *n > hi) {
+                r.error = "bad value \"" + *v + "\" for " + opt + " (" + std::to_string(lo) + ".." +
+                          std::to_string(hi) + ")";
+                return false;
+            }
+            dst = static_cast<uint32_t>(*n);
+            return true;
+        };
+        auto dur = [&](double& dst) {
+            auto v = value();
+            if (!need(v)) return false;
+            auto d = ParseDuration(*v);
+            if (!d || *d <= 0) {
+                r.error = "bad duration \"" + *v + "\" for " + opt;
+                return false;
+            }
+            dst = *d;
+            return true;
+        };
+
+        bool ok = true;
+        if (flag("-t", "--transport")) {
+            auto v = value();
+            ok = need(v);
+            if (ok) {
+                auto t = ParseTransport(*v);
+                if (!t) {
+                    r.error = "unknown transport \"" + *v + "\" (mrc, tcp, mptcp)";
+                    ok = false;
+                } else {
+                    c.transport = *t;
+                }
+            }
+        } else if (flag("-c", "--peer")) {
+            auto v = value();
+            ok = need(v);
+            if (ok) c.peer = *v;
+        } else if (flag("-B", "--bind")) {
+            auto v = value();
+            ok = need(v);
+            if (ok) c.bind = *v;
+        } else if (flag("-p", "--port")) {
+            uint32_t p = 0;
+            ok = u32(p, 1, 65535, false);
+            c.port = static_cast<uint16_t>(p);
+        } else if (flag("-d", "--time")) {
+            ok = dur(c.duration_s);
+            c.duration_set = true;
+        } else if (flag("-n", "--count")) {
+            auto v = value();
+            ok = need(v);
+            if (ok) {
+                auto n = ParseUint<uint64_t>(*v);
+                if (!n || *n == 0) {
+                    r.error = "bad count \"" + *v + "\"";
+                    ok = false;
+                } else {
+                    c.count = *n;
+                }
+            }
+        } else if (flag("-s", "--size")) {
+            ok = u32(c.size, kHeaderSize, kMaxMessage, true);
+            size_set = true;
+        } else if (flag("-w", "--window")) {
+            ok = u32(c.window, 1, 65536, false);
+        } else if (flag("", "--ack-every")) {
+            ok = u32(c.ack_every, 1, 65536, false);
+        } else if (flag("", "--req-size")) {
+            ok = u32(c.req_size, kHeaderSize, kMaxMessage, true);
+        } else if (flag("", "--resp-size")) {
+            ok = u32(c.resp_size, kHeaderSize, kMaxMessage, true);
+        } else if (flag("-P", "--concurrency")) {
+            ok = u32(c.concurrency, 1, 65536, false);
+        } else if (flag("-i", "--interval-ms")) {
+            ok = u32(c.interval_ms, 1, 3600000, false);
+        } else if (flag("", "--connect-timeout")) {
+            ok = dur(c.connect_timeout_s);
+        } else if (flag("-J", "--json")) {
+            c.json = true;
+        } else if (flag("-q", "--quiet")) {
+            c.quiet = true;
+        } else if (flag("-1", "--once")) {
+            c.once = true;
+        } else if (flag("", "--label")) {
+            auto v = value();
+            ok = need(v);
+            if (ok) c.label = *v;
+        } else {
+            r.error = "unknown option \"" + args[i] + "\"";
+            ok = false;
+        }
+        if (!ok) return r;
+    }
+
+    if (c.mode == Mode::kServer) return r;
+    if (c.peer.empty()) {
+        r.error = std::string(ModeName(c.mode)) + " needs --peer ADDR";
+        return r;
+    }
+    if (c.mode == Mode::kPingpong) {
+        c.req_size = c.resp_size = c.size;
+        c.concurrency = 1;
+    }
+    if (c.mode == Mode::kRpc && size_set) {
+        r.error = "rpc takes --req-size/--resp-size, not --size";
+        return r;
+    }
+    if (c.mode == Mode::kBulk && c.ack_every == 0) c.ack_every = c.window >= 4 ? c.window / 4 : 1;
+    if (c.mode == Mode::kBulk && c.ack_every > c.window) {
+        r.error = "--ack-every must not exceed --window (the sender would stall)";
+        return r;
+    }
+    if (c.count && !c.duration_set) c.duration_s = 0;  // by count only
+    return r;
+}
+
+}  // namespace mrcperf

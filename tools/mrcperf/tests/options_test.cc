@@ -1,0 +1,115 @@
+#include "options.h"
+
+#include <gtest/gtest.h>
+
+namespace mrcperf {
+namespace {
+
+ParseResult P(std::vector<std::string> a) { return ParseArgs(a); }
+
+TEST(Options, Sizes) {
+    EXPECT_EQ(ParseSize("64"), 64u);
+    EXPECT_EQ(ParseSize("64k"), 65536u);
+    EXPECT_EQ(ParseSize("1M"), 1u << 20);
+    EXPECT_EQ(ParseSize("2g"), 2ull << 30);
+    EXPECT_FALSE(ParseSize(""));
+    EXPECT_FALSE(ParseSize("k"));
+    EXPECT_FALSE(ParseSize("1x"));
+    EXPECT_FALSE(ParseSize("-1"));
+}
+
+TEST(Options, Durations) {
+    EXPECT_DOUBLE_EQ(*ParseDuration("10"), 10);
+    EXPECT_DOUBLE_EQ(*ParseDuration("2.5s"), 2.5);
+    EXPECT_DOUBLE_EQ(*ParseDuration("500ms"), 0.5);
+    EXPECT_FALSE(ParseDuration("ms"));
+    EXPECT_FALSE(ParseDuration("1h"));
+    EXPECT_FALSE(ParseDuration("-1"));
+}
+
+TEST(Options, BulkDefaultsAndOverrides) {
+    auto r = P({"bulk", "--peer", "2001:db8::1", "-t", "mptcp", "--size", "16k", "-w", "64",
+                "--time=3", "--json", "-i", "100", "--label", "clean"});
+    ASSERT_EQ(r.error, "");
+    const Config& c = r.cfg;
+    EXPECT_EQ(c.mode, Mode::kBulk);
+    EXPECT_EQ(c.transport, Transport::kMptcp);
+    EXPECT_EQ(c.peer, "2001:db8::1");
+    EXPECT_EQ(c.size, 16384u);
+    EXPECT_EQ(c.window, 64u);
+    EXPECT_EQ(c.ack_every, 16u);  // window / 4
+    EXPECT_DOUBLE_EQ(c.duration_s, 3);
+    EXPECT_TRUE(c.json);
+    EXPECT_EQ(c.interval_ms, 100u);
+    EXPECT_EQ(c.label, "clean");
+    EXPECT_EQ(c.port, 7471);
+}
+
+TEST(Options, PingpongIsOneInFlightOfEqualSizes) {
+    auto r = P({"pingpong", "-c", "10.0.0.1", "-n", "1000"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.cfg.size, 64u);
+    EXPECT_EQ(r.cfg.req_size, 64u);
+    EXPECT_EQ(r.cfg.resp_size, 64u);
+    EXPECT_EQ(r.cfg.concurrency, 1u);
+    EXPECT_EQ(r.cfg.count, 1000u);
+    EXPECT_DOUBLE_EQ(r.cfg.duration_s, 0);  // by count only
+    auto t = P({"pingpong", "-c", "::1", "-n", "1000", "-d", "2"});
+    EXPECT_DOUBLE_EQ(t.cfg.duration_s, 2);  // both: whichever comes first
+}
+
+TEST(Options, Rpc) {
+    auto r =
+        P({"rpc", "-c", "::1", "--req-size", "1k", "--resp-size", "64k", "-P", "16", "-t", "mrc"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.cfg.req_size, 1024u);
+    EXPECT_EQ(r.cfg.resp_size, 65536u);
+    EXPECT_EQ(r.cfg.concurrency, 16u);
+    EXPECT_EQ(r.cfg.transport, Transport::kMrc);
+    EXPECT_NE(P({"rpc", "-c", "::1", "--size", "100"}).error, "");
+}
+
+TEST(Options, Server) {
+    auto r = P({"server", "-t", "tcp", "-p", "9000", "--once", "-q", "-B", "::"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.cfg.mode, Mode::kServer);
+    EXPECT_EQ(r.cfg.port, 9000);
+    EXPECT_TRUE(r.cfg.once);
+    EXPECT_TRUE(r.cfg.quiet);
+    EXPECT_EQ(r.cfg.bind, "::");
+}
+
+TEST(Options, JsonMode) {
+    auto r = P({"json", "out.json", "result.goodput_mbps", "ok"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.cfg.mode, Mode::kJson);
+    EXPECT_EQ(r.cfg.json_file, "out.json");
+    EXPECT_EQ(r.cfg.json_paths.size(), 2u);
+}
+
+TEST(Options, Errors) {
+    EXPECT_NE(P({}).error, "");
+    EXPECT_NE(P({"blast"}).error, "");
+    EXPECT_NE(P({"bulk"}).error, "");  // no peer
+    EXPECT_NE(P({"bulk", "-c", "::1", "-t", "udp"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "--size", "8"}).error, "");  // below the header
+    EXPECT_NE(P({"bulk", "-c", "::1", "--size", "17m"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-w", "0"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-w", "4", "--ack-every", "8"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-p", "70000"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-d", "0"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-n", "0"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "--frobnicate"}).error, "");
+    EXPECT_NE(P({"bulk", "-c"}).error, "");  // missing value
+    EXPECT_NE(P({"json"}).error, "");
+}
+
+TEST(Options, Names) {
+    EXPECT_EQ(TransportName(Transport::kMptcp), "mptcp");
+    EXPECT_EQ(ModeName(Mode::kPingpong), "pingpong");
+    EXPECT_EQ(ParseTransport("mrc"), Transport::kMrc);
+    EXPECT_FALSE(ParseTransport("MRC"));
+}
+
+}  // namespace
+}  // namespace mrcperf
