@@ -10,7 +10,11 @@
  *    notifier (process context, RTNL held). Lock order: RTNL, then
  *    mrc_cfg_net.lock. Nothing here takes RTNL, so the order never inverts.
  *    Notifications are sent with the lock held, so listeners see events in
- *    the order the changes were applied.
+ *    the order the changes were applied. A change of a plane's state is
+ *    passed on to the connections using it (mrc_conn_plane_state()) with
+ *    the lock held, so they too see the changes in order; that takes each
+ *    connection's spinlock in turn (order: RTNL, mrc_cfg_net.lock,
+ *    mrc_sock.lock; see mrc_impl.h).
  *  - Readers (datapath, softirq or process context) take no lock: planes[],
  *    profiles[] and the route hash are RCU-protected; published objects are
  *    never modified (copy, publish, kfree_rcu the old one).
@@ -347,6 +351,8 @@ int mrc_cfg_plane_del(struct net *net, u32 id, struct netlink_ext_ack *extack)
 	mrc_cfg_set_oper(cn, id, false);
 	mrc_cfg_changed(cn);
 	mrc_nl_notify_plane(net, MRC_CMD_PLANE_DEL_NTF, pl, GFP_KERNEL);
+	/* Live connections keep their snapshot; the plane is down for them. */
+	mrc_conn_plane_state(net, id, false);
 	mutex_unlock(&cn->lock);
 	kfree_rcu(pl, rcu);
 	return 0;
@@ -396,6 +402,8 @@ int mrc_cfg_plane_set(struct net *net, u32 id,
 	rcu_assign_pointer(cn->planes[id], pl);
 	mrc_cfg_changed(cn);
 	mrc_nl_notify_plane(net, MRC_CMD_PLANE_CHANGE_NTF, pl, GFP_KERNEL);
+	mrc_conn_plane_state(net, id,
+			     pl->admin_up && (cn->oper_mask & BIT(id)));
 	pl = old;
 	mutex_unlock(&cn->lock);
 	kfree_rcu(pl, rcu);
@@ -451,6 +459,7 @@ static int mrc_cfg_netdev_event(struct notifier_block *nb, unsigned long event,
 		}
 		mrc_cfg_set_oper(cn, id, oper);
 		mrc_nl_notify_plane(net, MRC_CMD_PLANE_CHANGE_NTF, pl, GFP_KERNEL);
+		mrc_conn_plane_state(net, id, pl->admin_up && oper);
 	}
 	mutex_unlock(&cn->lock);
 	return NOTIFY_DONE;
@@ -927,14 +936,18 @@ static struct pernet_operations mrc_cfg_net_ops = {
 };
 
 /**
- * mrc_cfg_init_module() - register pernet state, then the netdevice notifier
+ * mrc_cfg_init_module() - register the per-namespace configuration state
+ *
+ * Must run before the pernet operations of mrc_net (mrc_net_init_module()):
+ * a namespace's UDP socket goes live there, and the receive path reads the
+ * configuration (mrc_cfg_route_lookup()) of the namespace. Pernet exits run
+ * in reverse order, so a namespace's UDP socket is also closed before its
+ * configuration is freed.
  *
  * Return: 0 or a negative errno.
  */
 int mrc_cfg_init_module(void)
 {
-	int err;
-
 	/* The uapi algorithm ids are the engine's registry keys. */
 	BUILD_BUG_ON((int)MRC_CC_ALGO_NSCC != (int)MRC_CC_NSCC);
 	BUILD_BUG_ON((int)MRC_CC_ALGO_FIXED != (int)MRC_CC_FIXED);
@@ -942,28 +955,41 @@ int mrc_cfg_init_module(void)
 	BUILD_BUG_ON(MRC_PLANES_NR != MRC_MAX_PLANES);
 	BUILD_BUG_ON(MRC_PLANES_NR > 32);	/* oper_mask, plane_mask */
 
-	WRITE_ONCE(mrc_cfg_exiting, false);
-	err = register_pernet_subsys(&mrc_cfg_net_ops);
-	if (err)
-		return err;
-	err = register_netdevice_notifier(&mrc_cfg_netdev_nb);
-	if (err)
-		goto fail_pernet;
-	return 0;
-
-fail_pernet:
-	unregister_pernet_subsys(&mrc_cfg_net_ops);
-	return err;
+	return register_pernet_subsys(&mrc_cfg_net_ops);
 }
 
 /**
  * mrc_cfg_exit_module() - unregister the configuration store
  *
- * Frees the configuration of every namespace.
+ * Frees the configuration of every namespace. Called after
+ * mrc_net_exit_module() closed every UDP socket of the module.
  */
 void mrc_cfg_exit_module(void)
 {
+	unregister_pernet_subsys(&mrc_cfg_net_ops);
+}
+
+/**
+ * mrc_cfg_notifier_init() - register the netdevice notifier
+ *
+ * The notifier reports plane changes to connections (mrc_conn_plane_state()),
+ * which uses the pernet state of mrc_net: called after mrc_net_init_module().
+ *
+ * Return: 0 or a negative errno from register_netdevice_notifier().
+ */
+int mrc_cfg_notifier_init(void)
+{
+	WRITE_ONCE(mrc_cfg_exiting, false);
+	return register_netdevice_notifier(&mrc_cfg_netdev_nb);
+}
+
+/**
+ * mrc_cfg_notifier_exit() - unregister the netdevice notifier
+ *
+ * Called before mrc_net_exit_module() and mrc_cfg_exit_module().
+ */
+void mrc_cfg_notifier_exit(void)
+{
 	WRITE_ONCE(mrc_cfg_exiting, true);
 	unregister_netdevice_notifier(&mrc_cfg_netdev_nb);
-	unregister_pernet_subsys(&mrc_cfg_net_ops);
 }

@@ -187,6 +187,8 @@ struct mrc_cfg_plane_change {
 
 int mrc_cfg_init_module(void);
 void mrc_cfg_exit_module(void);
+int mrc_cfg_notifier_init(void);
+void mrc_cfg_notifier_exit(void);
 
 /* Datapath (RCU) side. */
 const struct mrc_cfg_plane *mrc_cfg_plane_get(const struct net *net, u32 id);

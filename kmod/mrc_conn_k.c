@@ -29,6 +29,8 @@
 #include <net/ipv6.h>
 
 #include "mrc_impl.h"
+#include "mrc_nl.h"
+#include "mrc_telemetry.h"
 
 /* Engine events the kernel host consumes; the rest stay masked. */
 #define MRC_K_EVENTS	((1u << MRC_EVT_MSG_COMPLETED) | \
@@ -46,6 +48,49 @@
  * 100 Gbit/s BDP is in flight; 256 KiB each way stays well below it.
  */
 #define MRC_K_MAX_WND	(256 << 10)
+/*
+ * Informational event queue: one timer expiry can time out a whole window
+ * (MPR packets) and demote EVs on top; a drain empties the queue after
+ * every engine input, so twice the window never drops a telemetry event.
+ */
+#define MRC_K_EVQ	(2 * MRC_K_MPR)
+
+/* The identifiers every mrc:* tracepoint carries for this connection. */
+static void mrc_conn_ids(const struct mrc_sock *ms, struct mrc_trace_ids *ids)
+{
+	ids->netns = sock_net(&ms->sk)->ns.inum;
+	ids->qpn = ms->qpn;
+	ids->conn = ms->local_conn_id;
+}
+
+/* The connection came up, failed (@err > 0) or was torn down (@err 0). */
+static void mrc_conn_updown(struct mrc_sock *ms, bool up, int err)
+{
+	struct mrc_trace_ids ids;
+
+	mrc_conn_ids(ms, &ids);
+	mrc_tel_conn(&ids, up, err);
+	mrc_nl_notify_conn(ms, up, err);
+}
+
+/* Collect an EV state change for the netlink path-change event. */
+static void mrc_conn_ev_change(const struct mrc_event *ev,
+			       struct mrc_nl_ev_change *ch, u32 *n, u32 *lost)
+{
+	if (ev->type != MRC_EVT_EV_STATE ||
+	    ev->u.ev.old_state == ev->u.ev.new_state)
+		return;
+	if (*n >= MRC_NL_EV_CHANGES) {
+		(*lost)++;
+		return;
+	}
+	ch[*n].index = ev->u.ev.index;
+	ch[*n].value = ev->u.ev.ev;
+	ch[*n].plane = ev->u.ev.plane;
+	ch[*n].state = ev->u.ev.new_state;
+	ch[*n].active = ev->u.ev.active;
+	(*n)++;
+}
 
 /**
  * mrc_now() - the engine's clock
@@ -158,6 +203,16 @@ static int mrc_conn_route(struct net *net, struct mrc_sock *ms)
 	struct flowi6 fl6;
 	int err;
 
+	if (ms->mp) {
+		/* Configured route: the planes' devices, not the peer's route. */
+		if (ipv6_addr_any(&ms->saddr) &&
+		    ipv6_dev_get_saddr(net, NULL,
+				       (struct in6_addr *)ms->peer.smrc_addr,
+				       0, &ms->saddr))
+			return -EADDRNOTAVAIL;
+		ms->mtu = mrc_mtu_for(ms->mp->mtu);
+		return 0;
+	}
 	err = mrc_route(net, ms, NULL, &fl6, &dst);
 	if (err)
 		return err;
@@ -222,10 +277,13 @@ int mrc_conn_start(struct mrc_sock *ms, u64 now)
 	cfg.rto_exp = MRC_K_RTO_EXP;
 	cfg.retry_budget = MRC_K_RETRY;
 	cfg.seed = get_random_u64();
-	cfg.event_mask = MRC_K_EVENTS;
+	cfg.event_mask = MRC_K_EVENTS | MRC_TEL_EVENTS;
+	cfg.event_queue_len = MRC_K_EVQ;
 	cfg.cc.max_wnd_bytes = MRC_K_MAX_WND;
 	if (ms->opts.cc_profile == 1)
 		cfg.cc_algo = MRC_CC_FIXED;
+	/* Configured route: its planes share the EVs. */
+	mrc_mp_engine_cfg(ms->mp, &cfg, evs);
 
 	ms->txm = kcalloc(MRC_K_MSGS, sizeof(*ms->txm), GFP_ATOMIC);
 	ms->rxm = kcalloc(MRC_K_MSGS, sizeof(*ms->rxm), GFP_ATOMIC);
@@ -244,6 +302,7 @@ int mrc_conn_start(struct mrc_sock *ms, u64 now)
 	if (rc)
 		return -EINVAL;
 	ms->state = MRC_ST_ESTABLISHED;
+	mrc_conn_updown(ms, true, 0);
 	return 0;
 nomem:
 	kfree(ms->txm);
@@ -264,8 +323,10 @@ void mrc_sk_fail(struct mrc_sock *ms, int err)
 
 	if (ms->state == MRC_ST_FAILED)
 		return;
-	if (ms->state == MRC_ST_ESTABLISHED)
+	if (ms->state == MRC_ST_ESTABLISHED) {
 		mrc_net_count(mrc_net(sock_net(sk)), MRC_CNT_CONN_FAILED);
+		mrc_conn_updown(ms, false, err);
+	}
 	ms->state = MRC_ST_FAILED;
 	WRITE_ONCE(sk->sk_err, err);
 	sk_error_report(sk);
@@ -292,11 +353,40 @@ static void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep)
 		ep->conn.status = MRC_EP_ST_RESET;
 }
 
+/* Build every packet the engine has to send now into @q; lock held. */
+static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
+			      struct sk_buff_head *q)
+{
+	struct mrc_conn *conn = ms->conn;
+	struct mrc_trace_ids ids;
+	struct mrc_msgbuf *mb;
+	struct mrc_tx_desc d;
+	struct sk_buff *skb;
+
+	mrc_conn_ids(ms, &ids);
+	while (mrc_conn_poll_tx(conn, now, &d) == MRC_OK) {
+		mrc_tel_tx(&ids, &d);
+		mb = NULL;
+		if (d.kind == MRC_TX_DATA) {
+			mb = (struct mrc_msgbuf *)(uintptr_t)d.cookie;
+			if (!mb)
+				continue;
+		}
+		skb = mrc_build_pkt(ms, &d.pkt, d.ev, mb, d.msg_offset);
+		if (skb)
+			__skb_queue_tail(q, skb);
+	}
+}
+
 /**
  * mrc_conn_close_due() - queue the close request the socket owes its peer,
  * if any, once every message sent is acknowledged; connection lock held
  * @ms: the socket
  * @q: where the skb goes
+ *
+ * The SACKs the engine still holds back (coalescing) are queued first, in
+ * the same batch: a peer that sees our CLOSE(RESET) before the SACK of its
+ * last messages would fail the connection although they were delivered.
  */
 void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q)
 {
@@ -305,6 +395,10 @@ void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q)
 	if (ms->state != MRC_ST_ESTABLISHED || ms->dead || ms->tx_pending ||
 	    want <= ms->close_sent)
 		return;
+	if (ms->conn) {
+		mrc_conn_flush_acks(ms->conn);
+		mrc_conn_drain_tx(ms, mrc_now(), q);
+	}
 	ms->close_sent = want;
 	mrc_conn_send_req(ms, MRC_EP_CLOSE, q);
 }
@@ -373,10 +467,12 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 {
 	struct mrc_net *mn = mrc_net(sock_net(&ms->sk));
 	struct mrc_conn *conn;
+	bool was_up;
 
 	spin_lock_bh(&ms->lock);
 	ms->dead = true;
 	conn = ms->conn;
+	was_up = conn && ms->state == MRC_ST_ESTABLISHED;
 	ms->conn = NULL;
 	mrc_free_msgs(ms);
 	kfree(ms->txm);
@@ -390,6 +486,8 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 		mrc_conn_destroy(conn);
 		mrc_net_count(mn, MRC_CNT_CONN_CLOSED);
 	}
+	if (was_up)
+		mrc_conn_updown(ms, false, 0);
 }
 
 /* The last message of a lingering close completed (or failed). */
@@ -494,27 +592,23 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 {
 	struct mrc_conn *conn = ms->conn;
-	struct mrc_msgbuf *mb;
-	struct mrc_tx_desc d;
 	struct mrc_event ev;
-	struct sk_buff *skb;
+	struct mrc_nl_ev_change ch[MRC_NL_EV_CHANGES];
+	struct mrc_trace_ids ids;
+	u32 nch = 0, lost = 0;
 	bool wake = false;
 
 	if (!conn || ms->dead)
 		return;
-	while (mrc_conn_poll_tx(conn, now, &d) == MRC_OK) {
-		mb = NULL;
-		if (d.kind == MRC_TX_DATA) {
-			mb = (struct mrc_msgbuf *)(uintptr_t)d.cookie;
-			if (!mb)
-				continue;
-		}
-		skb = mrc_build_pkt(ms, &d.pkt, d.ev, mb, d.msg_offset);
-		if (skb)
-			__skb_queue_tail(q, skb);
-	}
-	while (mrc_conn_poll_event(conn, &ev) == MRC_OK)
+	mrc_conn_ids(ms, &ids);
+	mrc_conn_drain_tx(ms, now, q);
+	while (mrc_conn_poll_event(conn, &ev) == MRC_OK) {
+		mrc_tel_event(&ids, &ev);
+		mrc_conn_ev_change(&ev, ch, &nch, &lost);
 		mrc_conn_event(ms, &ev, &wake);
+	}
+	if (nch)
+		mrc_nl_notify_paths(ms, ch, nch, lost);
 	mrc_conn_close_due(ms, q);
 	if (ms->orphan && (!ms->tx_pending || ms->state != MRC_ST_ESTABLISHED)) {
 		ms->orphan = false;
@@ -585,18 +679,22 @@ int mrc_conn_connect(struct mrc_sock *ms)
 	struct sk_buff_head q;
 	int err;
 
-	err = mrc_conn_route(net, ms);
-	if (err)
-		return err;
-	if (!ms->dst_ok) {
+	err = mrc_mp_setup(net, ms, GFP_KERNEL);
+	if (!err)
+		err = mrc_conn_route(net, ms);
+	if (!err && !ms->dst_ok) {
 		err = dst_cache_init(&ms->dst_cache, GFP_KERNEL);
-		if (err)
-			return err;
-		ms->dst_ok = true;
+		if (!err)
+			ms->dst_ok = true;
 	}
-	err = mrc_conn_hash_qpn(mn, ms);
-	if (err)
+	if (!err)
+		err = mrc_conn_hash_qpn(mn, ms);
+	if (err) {
+		/* Not hashed: nobody else can see the snapshot. */
+		mrc_mp_free(ms->mp);
+		ms->mp = NULL;
 		return err;
+	}
 	ms->local_conn_id = get_random_u16() ?: 1;
 	ms->local_init_psn = get_random_u32() & MRC_PSN_MASK;
 	ms->token = get_random_u16();
@@ -614,6 +712,18 @@ int mrc_conn_connect(struct mrc_sock *ms)
 }
 
 /* ---- receive: SO_RCVBUF admission and placement ---- */
+
+/* Free the buffer mrc_rx_prepare() created for @msn. Connection lock held. */
+static void mrc_rx_unfresh(struct mrc_sock *ms, u16 msn)
+{
+	struct mrc_msgbuf **slot = &ms->rxm[msn % ms->rx_cap];
+
+	if (*slot) {
+		ms->rx_inprog -= (*slot)->charge;
+		mrc_mb_free(*slot);
+		*slot = NULL;
+	}
+}
 
 /*
  * Before the engine sees a data packet: make sure its bytes can be placed.
@@ -661,20 +771,19 @@ static int mrc_rx_prepare(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 		*fresh = true;
 	}
 	if (pkt->payload_len &&
-	    mrc_mb_fill(mb, (u32)pkt->reth.va, pkt->payload_len, GFP_ATOMIC))
+	    mrc_mb_fill(mb, (u32)pkt->reth.va, pkt->payload_len, GFP_ATOMIC)) {
+		/*
+		 * A buffer made for this packet must not outlive the refusal:
+		 * its length came from this packet alone, and a later packet
+		 * of the same MSN is checked against it.
+		 */
+		if (*fresh) {
+			mrc_rx_unfresh(ms, msn);
+			*fresh = false;
+		}
 		return -ENOMEM;
-	return 0;
-}
-
-static void mrc_rx_unfresh(struct mrc_sock *ms, u16 msn)
-{
-	struct mrc_msgbuf **slot = &ms->rxm[msn % ms->rx_cap];
-
-	if (*slot) {
-		ms->rx_inprog -= (*slot)->charge;
-		mrc_mb_free(*slot);
-		*slot = NULL;
 	}
+	return 0;
 }
 
 /*
@@ -779,14 +888,31 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 			mrc_conn_get_stats(ms->conn, before);
 	}
 	v = mrc_conn_rx(ms->conn, now, pkt, ev, rx_flags);
+	if (trace_mrc_ack_rcvd_enabled()) {
+		struct mrc_trace_ids ids;
+
+		mrc_conn_ids(ms, &ids);
+		mrc_tel_rx(&ids, pkt, v);
+	}
 	switch (v) {
 	case MRC_RX_PLACE:
 	case MRC_RX_PLACE_NEW:
+		if (!pkt->payload_len)
+			break;
 		mb = ms->rxm[pkt->meth.msn % ms->rx_cap];
-		/* mrc_rx_prepare() made the slot and its pages exist. */
-		if (mb && pkt->payload_len)
-			mrc_mb_write(mb, (u32)pkt->reth.va, pkt->payload,
-				     pkt->payload_len);
+		/*
+		 * mrc_rx_prepare() made the slot and its pages exist, but only
+		 * for a buffer of this MSN and length: never write into one
+		 * made for another message or another length.
+		 */
+		if (!mb || mb->msn != pkt->meth.msn ||
+		    mb->len != pkt->reth.dma_len ||
+		    (u64)pkt->reth.va + pkt->payload_len > mb->len) {
+			mrc_net_count(mn, MRC_CNT_RX_PROTO);
+			break;
+		}
+		mrc_mb_write(mb, (u32)pkt->reth.va, pkt->payload,
+			     pkt->payload_len);
 		break;
 	case MRC_RX_CONSUMED:
 		if (data && before)
@@ -940,12 +1066,17 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	child->opts = lst->opts;
 	child->local_conn_id = get_random_u16() ?: 1;
 	child->local_init_psn = get_random_u32() & MRC_PSN_MASK;
-	err = mrc_conn_route(net, child);
+	err = mrc_mp_setup(net, child, GFP_ATOMIC);
+	if (!err)
+		err = mrc_conn_route(net, child);
 	if (!err)
 		err = mrc_conn_hash_qpn(mn, child);
 	if (!err) {
-		/* Lock order: listener, then child (see mrc_impl.h). */
-		spin_lock(&child->lock);
+		/*
+		 * Lock order: listener, then child (see mrc_impl.h); both
+		 * locks are of one class, hence the lockdep subclass.
+		 */
+		spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
 		err = mrc_conn_start(child, mrc_now());
 		spin_unlock(&child->lock);
 	}
@@ -1057,6 +1188,16 @@ static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
 			/* What we still had in flight will never complete. */
 			if (ms->tx_pending)
 				mrc_sk_fail(ms, ECONNRESET);
+			/*
+			 * A lingering orphan is torn down by the drain, and
+			 * a failed connection is never drained again: do it
+			 * here, or the socket (and mrc.ko) stays pinned.
+			 */
+			if (ms->orphan && ms->state != MRC_ST_ESTABLISHED) {
+				ms->orphan = false;
+				ms->dead = true;
+				schedule_work(&ms->destroy_work);
+			}
 		}
 		mrc_conn_wake(&ms->sk);
 	}

@@ -55,11 +55,49 @@
  *    when a connect request creates a child (listener lock, then the child
  *    lock of a socket nobody else can see yet).
  *
+ *  - Nesting within one lock class: a listener and its children are
+ *    sockets of one family, so their connection locks (and their socket
+ *    locks) share a lockdep class. The child's lock taken with the
+ *    listener's held uses spin_lock_nested(SINGLE_DEPTH_NESTING) (child
+ *    creation in the receive path; mrc_listen_stop() drops the listener's
+ *    connection lock before it locks a child), and accept() takes
+ *    the child's socket lock under the listener's with
+ *    lock_sock_nested(SINGLE_DEPTH_NESTING). Never deeper than one level,
+ *    never child before listener.
+ *
  *  - Softirq context: the UDP encap_rcv callback (mrc_udp_rcv()) and the
  *    per-connection hrtimer (HRTIMER_MODE_ABS_SOFT). Process context:
  *    socket calls. Both may free a connection's engine; teardown marks the
  *    socket dead under its lock first, so nobody re-arms the timer, and
  *    only then cancels it (hrtimer_cancel() outside the lock).
+ *
+ *  - Multi-plane path snapshots (struct mrc_mp, mrc_sock.mp): built in
+ *    process context (connect) or in the receive softirq (a child), before
+ *    the socket is hashed, and freed by the socket destructor only. The
+ *    route and plane fields never change after publication; only
+ *    mrc_mp_plane.up changes, under the connection lock (the transmit path
+ *    reads it with READ_ONCE() for the choice of the handshake plane).
+ *
+ *  - Plane events (mrc_conn_plane_state()) come from the configuration
+ *    store (mrc_cfg.c) with its per-namespace mutex held, in process
+ *    context, RTNL held for netdevice events. Lock order: RTNL ->
+ *    mrc_cfg_net.lock -> (RCU walk of mrc_net.qpn_hash) -> mrc_sock.lock
+ *    of one connection at a time (spin_lock_bh()). The datapath never
+ *    takes RTNL or the configuration mutex, so the order cannot invert.
+ *
+ *  - Netlink connection dump (MRC_CMD_CONN_GET, mrc_nl.c), process
+ *    context: RCU walk of mrc_net.qpn_hash (no conn_lock, no socket
+ *    reference), then mrc_sock.lock of one connection at a time
+ *    (spin_lock_bh()) only to copy it (stats, planes, EVs); the message is
+ *    built after the lock is dropped. Lock order: RCU -> mrc_sock.lock.
+ *
+ *  - Telemetry and netlink events from the datapath: the mrc:* tracepoints
+ *    (mrc_telemetry.h) and mrc_nl_notify_conn()/mrc_nl_notify_paths() run
+ *    with the connection lock held (or just after teardown dropped it), in
+ *    softirq or process context. They never sleep: the netlink messages are
+ *    GFP_ATOMIC and genlmsg_multicast_netns() only takes netlink's internal
+ *    locks, which never call back into mrc. Lock order: mrc_sock.lock ->
+ *    netlink internals.
  *
  * Nothing in the module sleeps with a spinlock held; nothing allocates with
  * GFP_KERNEL in softirq context: softirq allocations (the engine, receive
@@ -117,6 +155,10 @@
  * @MRC_CNT_RX_BAD_HS:     handshake packet that matches nothing or fails a
  *                         check (token, ids, source, state)
  * @MRC_CNT_RX_NOMEM:      dropped: GFP_ATOMIC allocation failed
+ * @MRC_CNT_RX_BAD_ADDR:   dropped: not unicast to this host (link-layer
+ *                         broadcast/multicast/other host, or a multicast
+ *                         destination), or an unspecified or multicast
+ *                         source address
  * @MRC_CNT_TX_PKTS:       packets sent
  * @MRC_CNT_TX_ERR:        packets lost to an allocation or output error
  * @MRC_CNT_TX_NOROUTE:    packets without a route
@@ -156,6 +198,7 @@ enum mrc_net_counter {
 	MRC_CNT_RX_NOBUF,
 	MRC_CNT_RX_BAD_HS,
 	MRC_CNT_RX_NOMEM,
+	MRC_CNT_RX_BAD_ADDR,
 	/* transmit path */
 	MRC_CNT_TX_PKTS,
 	MRC_CNT_TX_ERR,
@@ -279,6 +322,51 @@ struct mrc_sock_opts {
 };
 
 /**
+ * struct mrc_mp_plane - one plane of a connection's path snapshot
+ * @id:      configured plane id (mrc_cfg_plane.id)
+ * @up:      admin and operational state, as last reported (connection lock)
+ * @first:   index of the plane's first path slot in mrc_mp.pidx/mrc_mp.dc
+ * @npaths:  path slots of the plane (>= 1)
+ * @ifindex: the plane's device when the snapshot was taken
+ * @saddr:   the plane's source address (outer source of srh/usid packets)
+ */
+struct mrc_mp_plane {
+	u8 id;
+	bool up;
+	u16 first;
+	u16 npaths;
+	int ifindex;
+	struct in6_addr saddr;
+};
+
+/**
+ * struct mrc_mp - what a connection needs to send on a configured route
+ * @rt:        the route, held (mrc_cfg_route_hold()) for its path templates
+ * @encap:     enum mrc_encap
+ * @nplanes:   entries of @plane; engine plane i is @plane[i]
+ * @nslots:    path slots in use (entries of @pidx and @dc)
+ * @max_paths: largest @plane[].npaths
+ * @mtu:       smallest MTU of the slots' routes, encapsulation removed
+ * @plane:     the planes, by increasing id
+ * @pidx:      path slot -> index in @rt->paths (unused without paths)
+ * @dc:        route cache of every path slot
+ *
+ * A connection keeps the snapshot it was created with: replacing or
+ * deleting the route or a plane later changes only new connections.
+ */
+struct mrc_mp {
+	struct mrc_cfg_route *rt;
+	u8 encap;
+	u8 nplanes;
+	u16 nslots;
+	u16 max_paths;
+	u32 mtu;
+	struct mrc_mp_plane plane[MRC_MAX_PLANES];
+	u16 pidx[MRC_ROUTE_PATHS_MAX];
+	struct dst_cache dc[MRC_ROUTE_PATHS_MAX];
+};
+
+/**
  * struct mrc_sock - an AF_MRC socket; one socket is one connection
  * @sk:         the generic socket, must be first
  * @bind_node:  link in mrc_net.bind_hash while bound
@@ -334,6 +422,11 @@ struct mrc_sock_opts {
  * @destroy_work: tears a lingering (closed) connection down
  * @plane_pkts: packets sent per plane
  * @plane_bytes: bytes (MRC packet, BTH to ICRC) sent per plane
+ * @mp:         path snapshot of a configured route (NULL: no route, the
+ *              single-plane default through the main routing table)
+ * @nl_ev_next: earliest mrc_now() of the next netlink path-change event
+ *              (rate limit, connection lock)
+ * @nl_ev_lost: EV changes not reported since the last one (connection lock)
  */
 struct mrc_sock {
 	struct sock sk;
@@ -388,6 +481,9 @@ struct mrc_sock {
 	struct work_struct destroy_work;
 	u64 plane_pkts[MRC_INFO_PLANES];
 	u64 plane_bytes[MRC_INFO_PLANES];
+	struct mrc_mp *mp;
+	u64 nl_ev_next;
+	u32 nl_ev_lost;
 };
 
 static inline struct mrc_sock *mrc_sk(const struct sock *sk)
@@ -417,6 +513,11 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 			      u32 ev, const struct mrc_msgbuf *mb, u32 off);
 void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 		    struct sk_buff_head *q);
+int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp);
+void mrc_mp_free(struct mrc_mp *mp);
+void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
+		       u32 evs);
+void mrc_conn_plane_state(struct net *net, u32 id, bool up);
 void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
 		 const struct in6_addr *daddr, int oif, u8 op,
 		 const struct mrc_ep *ep);

@@ -3,9 +3,12 @@
  * mrc_main.c - module entry points of mrc.ko, the Linux implementation of
  * MRC (Multipath Reliable Connection).
  *
- * Init order: pernet state first (sockets need it), then the configuration
- * store and its generic netlink family, then the socket family.
- * Exit and every init error path undo exactly what was done, in reverse.
+ * Init order: the configuration store's pernet state first (the receive path
+ * of a namespace's UDP socket reads it), then the pernet state of mrc_net
+ * (which opens that UDP socket), then the netdevice notifier (it reaches
+ * connections through mrc_net), then the generic netlink family, then the
+ * socket family. Exit and every init error path undo exactly what was done,
+ * in reverse.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -49,15 +52,18 @@ static int __init mrc_init(void)
 {
 	int err;
 
-	err = mrc_net_init_module();
+	err = mrc_cfg_init_module();
 	if (err)
 		goto fail;
-	err = mrc_cfg_init_module();
+	err = mrc_net_init_module();
+	if (err)
+		goto fail_cfg;
+	err = mrc_cfg_notifier_init();
 	if (err)
 		goto fail_net;
 	err = mrc_nl_init_module();
 	if (err)
-		goto fail_cfg;
+		goto fail_notifier;
 	err = mrc_sock_init_module();
 	if (err)
 		goto fail_nl;
@@ -67,10 +73,12 @@ static int __init mrc_init(void)
 
 fail_nl:
 	mrc_nl_exit_module();
-fail_cfg:
-	mrc_cfg_exit_module();
+fail_notifier:
+	mrc_cfg_notifier_exit();
 fail_net:
 	mrc_net_exit_module();
+fail_cfg:
+	mrc_cfg_exit_module();
 fail:
 	pr_err("load failed: %d\n", err);
 	return err;
@@ -80,8 +88,9 @@ static void __exit mrc_exit(void)
 {
 	mrc_sock_exit_module();
 	mrc_nl_exit_module();
-	mrc_cfg_exit_module();
+	mrc_cfg_notifier_exit();
 	mrc_net_exit_module();
+	mrc_cfg_exit_module();
 	pr_info("AF_MRC (family %d) unregistered\n", mrc_family);
 }
 

@@ -123,15 +123,21 @@ int mrc_mb_fill(struct mrc_msgbuf *mb, u32 off, u32 len, gfp_t gfp)
  * @mb: buffer
  * @off: destination offset
  * @src: bytes
- * @len: how many
+ * @len: how many; [@off, @off + @len) must lie within @mb->len (checked:
+ *       nothing is written otherwise)
  */
 void mrc_mb_write(struct mrc_msgbuf *mb, u32 off, const void *src, u32 len)
 {
+	if (WARN_ON_ONCE((u64)off + len > mb->len))
+		return;
 	while (len) {
 		u32 poff = off % PAGE_SIZE;
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);
 		struct page *pg = *mrc_mb_slot(mb, off / PAGE_SIZE);
 
+		/* The caller filled the range: a hole is a bug, not a crash. */
+		if (WARN_ON_ONCE(!pg))
+			return;
 		memcpy_to_page(pg, poff, src, n);
 		src += n;
 		off += n;

@@ -38,6 +38,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_RX_NOBUF]	= "RxNoBuffer",
 	[MRC_CNT_RX_BAD_HS]	= "RxBadHandshake",
 	[MRC_CNT_RX_NOMEM]	= "RxNoMemory",
+	[MRC_CNT_RX_BAD_ADDR]	= "RxBadAddress",
 	[MRC_CNT_TX_PKTS]	= "TxPackets",
 	[MRC_CNT_TX_ERR]	= "TxErrors",
 	[MRC_CNT_TX_NOROUTE]	= "TxNoRoute",

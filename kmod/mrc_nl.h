@@ -33,6 +33,28 @@ struct net;
 struct sk_buff;
 struct mrc_cfg_plane;
 struct mrc_cfg_route;
+struct mrc_sock;
+
+/**
+ * struct mrc_nl_ev_change - one EV state change for mrc_nl_notify_paths()
+ * @index: EV index in the connection
+ * @value: the EV
+ * @plane: its plane
+ * @state: new state (enum mrc_ev_state = enum mrc_path_state)
+ * @active: in the active rotation
+ */
+struct mrc_nl_ev_change {
+	u32 value;
+	u16 index;
+	u8 plane;
+	u8 state;
+	u8 active;
+};
+
+/* EV changes one MRC_CMD_PATH_CHANGE_NTF carries (per engine input). */
+#define MRC_NL_EV_CHANGES	16
+/* At most one MRC_CMD_PATH_CHANGE_NTF per connection per this (100/s). */
+#define MRC_NL_EV_GAP_NS	(10 * NSEC_PER_MSEC)
 
 int mrc_nl_init_module(void);
 void mrc_nl_exit_module(void);
@@ -45,5 +67,8 @@ void mrc_nl_notify_plane(struct net *net, u8 cmd,
 			 const struct mrc_cfg_plane *pl, gfp_t gfp);
 void mrc_nl_notify_route(struct net *net, u8 cmd,
 			 const struct mrc_cfg_route *rt, gfp_t gfp);
+void mrc_nl_notify_conn(struct mrc_sock *ms, bool up, int err);
+void mrc_nl_notify_paths(struct mrc_sock *ms,
+			 const struct mrc_nl_ev_change *ch, u32 n, u32 lost);
 
 #endif /* MRC_NL_H */

@@ -427,7 +427,8 @@ static int mrc_accept(struct socket *sock, struct socket *newsock, int flags,
 		err = -EINVAL;
 		goto out;
 	}
-	lock_sock(&child->sk);
+	/* Listener's socket lock held: same lock class, one level deeper. */
+	lock_sock_nested(&child->sk, SINGLE_DEPTH_NESTING);
 	sock_graft(&child->sk, newsock);
 	newsock->state = SS_CONNECTED;
 	release_sock(&child->sk);
@@ -842,10 +843,17 @@ static int mrc_getsockopt(struct socket *sock, int level, int optname,
 	return 0;
 }
 
-/* Abort the children a listener never accepted; socket lock held. */
+/*
+ * Abort the children a listener never accepted; socket lock held. Each peer
+ * is told, as by close() of an accepted socket: the child is marked
+ * released and its CLOSE(RESET) is queued under the child's lock, then sent
+ * once the lock is dropped, before the child is torn down. The listener's
+ * connection lock is not held here, so the child's needs no nesting.
+ */
 static void mrc_listen_stop(struct mrc_sock *ms)
 {
 	struct mrc_sock *child, *tmp;
+	struct sk_buff_head q;
 	LIST_HEAD(list);
 
 	spin_lock_bh(&ms->lock);
@@ -856,6 +864,12 @@ static void mrc_listen_stop(struct mrc_sock *ms)
 		list_del_init(&child->accept_node);
 		child->parent = NULL;
 		sk_acceptq_removed(&ms->sk);
+		__skb_queue_head_init(&q);
+		spin_lock_bh(&child->lock);
+		child->released = true;
+		mrc_conn_close_due(child, &q);
+		spin_unlock_bh(&child->lock);
+		mrc_xmit_queue(sock_net(&child->sk), child, &q);
 		mrc_conn_teardown(child);
 		mrc_sock_free_child(&child->sk);
 	}
@@ -938,6 +952,8 @@ static void mrc_sk_destruct(struct sock *sk)
 	if (ms->dst_ok)
 		dst_cache_destroy(&ms->dst_cache);
 	ms->dst_ok = false;
+	mrc_mp_free(ms->mp);
+	ms->mp = NULL;
 }
 
 /* Defaults shared by socket() and accepted children. */

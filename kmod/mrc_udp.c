@@ -19,7 +19,19 @@
  * after the lock is dropped: UDP header (source port = EV low 16 bits,
  * checksum offloaded or completed by the stack), IPv6 header (flow label =
  * EV high 16 bits), ip6_local_out() with the connection's cached route.
+ *
+ * Multi-plane: a connection whose peer is covered by a configured route
+ * (mrc_cfg.h) sends on the route's planes and paths, from a snapshot taken
+ * at connection set-up (struct mrc_mp): plane = EV bits 0..7 (engine plane
+ * index -> configured plane), path = (EV >> 8) % paths of that plane, one
+ * dst_cache per path. Encapsulations: none (plain IPv6 out of the plane's
+ * device), srh (outer IPv6 + SRH type 4 + inner IPv6) and usid (outer IPv6
+ * to the uSID container + inner IPv6); the inner header carries the
+ * connection's addresses, so the peer's kernel decapsulates (End.DT6) and
+ * the receive path sees a plain IPv6/UDP packet from the peer's address.
+ * See Documentation/networking/mrc-datapath.rst.
  */
+#include <linux/gcd.h>
 #include <linux/ipv6.h>
 #include <linux/net.h>
 #include <linux/skbuff.h>
@@ -32,10 +44,13 @@
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
 
+#include <linux/seg6.h>
+
 #include "mrc_impl.h"
+#include "mrc_cfg.h"
 
 /* Headroom of every MRC skb: link layer, outer IPv6 + SRH, IPv6, UDP. */
-#define MRC_SRH_MAX		(8 + 16 * 9)
+#define MRC_SRH_MAX		(8 + 16 * MRC_SEGS_MAX)
 #define MRC_HEADROOM		(LL_MAX_HEADER + 2 * sizeof(struct ipv6hdr) + \
 				 MRC_SRH_MAX + sizeof(struct udphdr))
 
@@ -43,6 +58,7 @@
 struct mrc_skb_cb {
 	u32 ev;
 	u8 plane;
+	bool hs;	/* endpoint (handshake) packet: the handshake plane */
 };
 
 static struct mrc_skb_cb *mrc_cb(struct sk_buff *skb)
@@ -83,6 +99,19 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	mrc_net_count(mn, MRC_CNT_RX_PKTS);
 	if (skb->protocol != htons(ETH_P_IPV6)) {
 		mrc_net_count(mn, MRC_CNT_RX_BAD_HDR);
+		goto drop;
+	}
+	/*
+	 * Only unicast to this host from a unicast source: nothing may
+	 * answer (a reject, a response) a multicast group, the unspecified
+	 * address or a packet meant for another host.
+	 */
+	ip6 = ipv6_hdr(skb);
+	if (skb->pkt_type != PACKET_HOST ||
+	    ipv6_addr_is_multicast(&ip6->daddr) ||
+	    ipv6_addr_any(&ip6->saddr) ||
+	    ipv6_addr_is_multicast(&ip6->saddr)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_ADDR);
 		goto drop;
 	}
 	if (skb_linearize(skb)) {
@@ -290,49 +319,392 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	mrc_pkt_finish(buf, hlen + plen + pad, total);
 	mrc_cb(skb)->ev = ev;
 	mrc_cb(skb)->plane = mrc_ev_plane(ev);
+	mrc_cb(skb)->hs = pkt->bth.dest_qp == MRC_QPN_EP;
 	return skb;
 err:
 	mrc_net_count(mn, MRC_CNT_TX_ERR);
 	return NULL;
 }
 
+/* How one packet leaves: addresses, encapsulation, device. */
+struct mrc_txp {
+	const struct in6_addr *saddr;	/* inner (or only) source */
+	const struct in6_addr *daddr;	/* inner (or only) destination */
+	const struct in6_addr *osaddr;	/* outer source: the plane's address */
+	const struct mrc_cfg_path *path; /* srh/usid: the SIDs; else NULL */
+	u8 encap;
+	int oif;
+	u16 sport;
+	u32 label;
+};
+
+static bool mrc_txp_encap(const struct mrc_txp *tp)
+{
+	return tp->encap != MRC_ENCAP_NONE && tp->path && tp->path->nsegs;
+}
+
+/* Bytes an encapsulation adds in front of the inner IPv6 header. */
+static u32 mrc_encap_len(u8 encap, const struct mrc_cfg_path *path)
+{
+	if (encap == MRC_ENCAP_NONE || !path || !path->nsegs)
+		return 0;
+	if (encap == MRC_ENCAP_SRH)
+		return sizeof(struct ipv6hdr) + sizeof(struct ipv6_sr_hdr) +
+		       path->nsegs * sizeof(struct in6_addr);
+	return sizeof(struct ipv6hdr);
+}
+
 /*
- * Push UDP and IPv6 headers in front of the MRC packet at skb->data and
- * send it. Consumes @skb and a reference on @dst.
+ * Route of the outer header, out of the plane's device (strict), cached
+ * in @dc when given. Bottom halves disabled when @dc is used.
+ */
+static struct dst_entry *mrc_txp_route(struct net *net,
+				       const struct mrc_txp *tp,
+				       struct dst_cache *dc)
+{
+	bool encap = mrc_txp_encap(tp);
+	struct dst_entry *dst;
+	struct in6_addr tmp;
+	struct flowi6 fl6;
+	int err;
+
+	if (dc) {
+		dst = dst_cache_get_ip6(dc, &tmp);
+		if (dst)
+			return dst;
+	}
+	memset(&fl6, 0, sizeof(fl6));
+	if (encap) {
+		fl6.flowi6_proto = tp->encap == MRC_ENCAP_SRH ? NEXTHDR_ROUTING :
+							       IPPROTO_IPV6;
+		fl6.daddr = tp->path->segs[0];
+		fl6.saddr = *tp->osaddr;
+	} else {
+		fl6.flowi6_proto = IPPROTO_UDP;
+		fl6.daddr = *tp->daddr;
+		fl6.saddr = *tp->saddr;
+		fl6.fl6_dport = htons(MRC_UDP_PORT);
+	}
+	fl6.flowi6_oif = tp->oif;
+	dst = ip6_route_output_flags(net, NULL, &fl6,
+				     tp->oif ? RT6_LOOKUP_F_IFACE : 0);
+	err = dst->error;
+	if (err) {
+		dst_release(dst);
+		return ERR_PTR(err);
+	}
+	if (dc)
+		dst_cache_set_ip6(dc, dst, &fl6.saddr);
+	return dst;
+}
+
+/*
+ * Push UDP, IPv6 and (srh, usid) the outer headers in front of the MRC
+ * packet at skb->data and send it. Consumes @skb and a reference on @dst.
  */
 static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
-			struct dst_entry *dst, const struct in6_addr *saddr,
-			const struct in6_addr *daddr, u16 sport, u32 label)
+			struct dst_entry *dst, const struct mrc_txp *tp)
 {
+	bool encap = mrc_txp_encap(tp);
+	int hl = ip6_dst_hoplimit(dst);
+	struct ipv6_sr_hdr *srh;
 	struct ipv6hdr *ip6h;
 	struct udphdr *uh;
+	u32 i, n, srhlen;
+	__be32 flow;
+	u8 nh;
 	int len;
 
 	__skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
-	uh->source = htons(sport);
+	uh->source = htons(tp->sport);
 	uh->dest = htons(MRC_UDP_PORT);
 	len = skb->len;
 	uh->len = htons(len);
 	uh->check = 0;
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
-	udp6_set_csum(false, skb, saddr, daddr, len);
+	if (encap) {
+		/* In software: no offload looks through our encapsulation. */
+		skb->ip_summed = CHECKSUM_NONE;
+		uh->check = csum_ipv6_magic(tp->saddr, tp->daddr, len,
+					    IPPROTO_UDP,
+					    skb_checksum(skb, 0, len, 0));
+		if (!uh->check)
+			uh->check = CSUM_MANGLED_0;
+	} else {
+		udp6_set_csum(false, skb, tp->saddr, tp->daddr, len);
+	}
 
+	flow = htonl(tp->label) & IPV6_FLOWLABEL_MASK;
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, 0, htonl(label) & IPV6_FLOWLABEL_MASK);
+	ip6_flow_hdr(ip6h, 0, flow);
 	ip6h->payload_len = htons(len);
 	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = ip6_dst_hoplimit(dst);
-	ip6h->saddr = *saddr;
-	ip6h->daddr = *daddr;
+	ip6h->hop_limit = hl;
+	ip6h->saddr = *tp->saddr;
+	ip6h->daddr = *tp->daddr;
+
+	if (encap) {
+		nh = IPPROTO_IPV6;
+		if (tp->encap == MRC_ENCAP_SRH) {
+			/* RFC 8754: segments reversed, [0] = the last one. */
+			n = tp->path->nsegs;
+			srhlen = sizeof(*srh) + n * sizeof(struct in6_addr);
+			srh = __skb_push(skb, srhlen);
+			srh->nexthdr = IPPROTO_IPV6;
+			srh->hdrlen = srhlen / 8 - 1;
+			srh->type = IPV6_SRCRT_TYPE_4;
+			srh->segments_left = n - 1;
+			srh->first_segment = n - 1;
+			srh->flags = 0;
+			srh->tag = 0;
+			for (i = 0; i < n; i++)
+				srh->segments[i] = tp->path->segs[n - 1 - i];
+			nh = NEXTHDR_ROUTING;
+		}
+		ip6h = __skb_push(skb, sizeof(*ip6h));
+		skb_reset_network_header(skb);
+		/* Same flow label outside: the leaves' ECMP hashes it. */
+		ip6_flow_hdr(ip6h, 0, flow);
+		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+		ip6h->nexthdr = nh;
+		ip6h->hop_limit = hl;
+		ip6h->saddr = *tp->osaddr;
+		ip6h->daddr = tp->path->segs[0];
+	}
 	skb->protocol = htons(ETH_P_IPV6);
 	/* The MTU was chosen from the route; if it shrank, fragment. */
 	skb->ignore_df = 1;
 	return ip6_local_out(net, NULL, skb);
+}
+
+/* Path slot @slot of engine plane @mpp of connection @ms. */
+static void mrc_mp_txp(const struct mrc_sock *ms, const struct mrc_mp_plane *mpp,
+		       u32 slot, struct mrc_txp *tp)
+{
+	const struct mrc_mp *mp = ms->mp;
+
+	memset(tp, 0, sizeof(*tp));
+	tp->saddr = &ms->saddr;
+	tp->daddr = (const struct in6_addr *)ms->peer.smrc_addr;
+	tp->osaddr = &mpp->saddr;
+	tp->encap = mp->encap;
+	tp->oif = mpp->ifindex;
+	if (mp->rt && mp->rt->npaths)
+		tp->path = &mp->rt->paths[mp->pidx[slot]];
+}
+
+/**
+ * mrc_mp_setup() - take the path snapshot of a connection to its peer
+ * @net: namespace
+ * @ms: the connection: peer set, not hashed yet (nobody else sees it)
+ * @gfp: GFP_KERNEL from connect(), GFP_ATOMIC from the receive softirq
+ *
+ * Looks the peer up in the configured routes; without a route the
+ * connection keeps the single-plane default (ms->mp stays NULL). With one,
+ * the route is held and every plane that exists and has a path on the
+ * route becomes an engine plane (by increasing id), with its device,
+ * source address and state (admin and operational), a route cache per
+ * path, and the smallest MTU of the paths minus the encapsulation.
+ *
+ * Return: 0, -ENETUNREACH (a route, but none of its planes exists) or
+ * -ENOMEM.
+ */
+int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp)
+{
+	const struct in6_addr *peer = (const struct in6_addr *)ms->peer.smrc_addr;
+	const struct mrc_cfg_plane *pl;
+	struct mrc_mp_plane *mpp;
+	struct mrc_cfg_route *rt;
+	struct dst_entry *dst;
+	u32 id, i, n, m, slot = 0, mtu = 0;
+	struct mrc_txp tp;
+	struct mrc_mp *mp;
+	int tries;
+
+	if (ms->mp)
+		return 0;
+	mp = kzalloc(sizeof(*mp), gfp);
+	if (!mp)
+		return -ENOMEM;
+	rcu_read_lock();
+	for (tries = 0; tries < 3; tries++) {
+		rt = mrc_cfg_route_lookup(net, peer);
+		if (!rt || mrc_cfg_route_hold(rt))
+			break;
+		rt = NULL;	/* replaced under us: look again */
+	}
+	if (!rt) {
+		rcu_read_unlock();
+		kfree(mp);
+		return 0;
+	}
+	mp->rt = rt;
+	mp->encap = rt->encap;
+	for (id = 0; id < MRC_PLANES_NR && mp->nplanes < MRC_MAX_PLANES; id++) {
+		pl = mrc_cfg_plane_get(net, id);
+		if (!pl)
+			continue;
+		n = 0;
+		if (!rt->npaths) {
+			/* encap none without paths: every plane, one path */
+			n = 1;
+		} else {
+			for (i = 0; i < rt->npaths; i++) {
+				if (rt->paths[i].plane != id ||
+				    slot + n >= MRC_ROUTE_PATHS_MAX)
+					continue;
+				mp->pidx[slot + n++] = i;
+			}
+		}
+		if (!n)
+			continue;
+		mpp = &mp->plane[mp->nplanes++];
+		mpp->id = id;
+		mpp->first = slot;
+		mpp->npaths = n;
+		mpp->ifindex = pl->ifindex;
+		mpp->saddr = pl->saddr;
+		mpp->up = pl->admin_up && mrc_cfg_plane_oper_up(net, pl);
+		mp->max_paths = max_t(u16, mp->max_paths, n);
+		slot += n;
+	}
+	rcu_read_unlock();
+	if (!mp->nplanes) {
+		mrc_mp_free(mp);
+		return -ENETUNREACH;
+	}
+	for (i = 0; i < slot; i++) {
+		if (dst_cache_init(&mp->dc[i], gfp)) {
+			mrc_mp_free(mp);
+			return -ENOMEM;
+		}
+		mp->nslots = i + 1;
+	}
+	ms->mp = mp;
+	/* MTU: the smallest of the paths that have a route now. */
+	local_bh_disable();
+	for (i = 0; i < mp->nplanes; i++) {
+		mpp = &mp->plane[i];
+		for (n = 0; n < mpp->npaths; n++) {
+			mrc_mp_txp(ms, mpp, mpp->first + n, &tp);
+			dst = mrc_txp_route(net, &tp, NULL);
+			if (IS_ERR(dst))
+				continue;
+			m = dst_mtu(dst) - mrc_encap_len(tp.encap, tp.path);
+			mtu = mtu ? min(mtu, m) : m;
+			dst_release(dst);
+		}
+	}
+	local_bh_enable();
+	/* No path routed yet: assume the minimum and the largest SRH. */
+	mp->mtu = mtu ?: IPV6_MIN_MTU - sizeof(struct ipv6hdr) -
+			 sizeof(struct ipv6_sr_hdr) -
+			 MRC_SEGS_MAX * sizeof(struct in6_addr);
+	return 0;
+}
+
+/**
+ * mrc_mp_free() - release a path snapshot (socket destructor, any context)
+ * @mp: the snapshot or NULL
+ */
+void mrc_mp_free(struct mrc_mp *mp)
+{
+	u32 i;
+
+	if (!mp)
+		return;
+	for (i = 0; i < mp->nslots; i++)
+		dst_cache_destroy(&mp->dc[i]);
+	if (mp->rt)
+		mrc_cfg_route_put(mp->rt);
+	kfree(mp);
+}
+
+/**
+ * mrc_mp_engine_cfg() - engine planes, EVs and paths of a snapshot
+ * @mp: the connection's snapshot (NULL: leave @cfg single-plane)
+ * @cfg: engine configuration being filled
+ * @evs: EVs of the connection, shared equally by the planes
+ */
+void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
+		       u32 evs)
+{
+	u32 i, per, act, mask = 0, k = 1;
+
+	if (!mp)
+		return;
+	per = clamp_t(u32, evs / mp->nplanes, 2, MRC_EV_MAX / mp->nplanes);
+	act = max_t(u32, per * 3 / 4, 1);
+	for (i = 0; i < mp->nplanes; i++) {
+		if (mp->plane[i].up)
+			mask |= BIT(i);
+		if (k <= MRC_EV_MAX)
+			k = k / gcd(k, mp->plane[i].npaths) * mp->plane[i].npaths;
+	}
+	/*
+	 * The engine gives the EVs of a plane distinct residues modulo
+	 * paths_per_plane (while they are fewer). A multiple of every
+	 * plane's path count, at least the EVs of a plane, makes
+	 * (ev >> 8) % npaths spread them evenly over every plane's paths;
+	 * the largest path count alone would leave all but the first
+	 * npaths EVs to chance.
+	 */
+	if (k > MRC_EV_MAX)
+		k = mp->max_paths;
+	else
+		k *= DIV_ROUND_UP(per, k);
+	cfg->n_planes = mp->nplanes;
+	cfg->plane_up_mask = mask;
+	cfg->ev_per_plane = per;
+	cfg->ev_active_per_plane = act;
+	cfg->ev_min_active = max_t(u32, act * mp->nplanes / 8, 2);
+	cfg->paths_per_plane = k;
+}
+
+/* Engine plane of handshake packets: the first one that is up. */
+static u32 mrc_mp_hs_plane(const struct mrc_mp *mp)
+{
+	u32 i;
+
+	for (i = 0; i < mp->nplanes; i++)
+		if (READ_ONCE(mp->plane[i].up))
+			return i;
+	return 0;
+}
+
+/* Send @skb on the path its EV names. Consumes @skb. */
+static int mrc_mp_xmit(struct net *net, struct mrc_sock *ms,
+		       struct sk_buff *skb, u32 ev, bool hs, u8 *planep)
+{
+	struct mrc_mp *mp = ms->mp;
+	const struct mrc_mp_plane *mpp;
+	struct dst_entry *dst;
+	struct mrc_txp tp;
+	u32 pi, slot;
+	int err;
+
+	pi = hs ? mrc_mp_hs_plane(mp) : mrc_ev_plane(ev);
+	if (pi >= mp->nplanes)
+		goto noroute;
+	mpp = &mp->plane[pi];
+	slot = mpp->first + (hs ? 0 : (ev >> 8) % mpp->npaths);
+	mrc_mp_txp(ms, mpp, slot, &tp);
+	tp.sport = mrc_udp_sport(ev);
+	tp.label = mrc_ev_to_flowlabel(ev);
+	dst = mrc_txp_route(net, &tp, &mp->dc[slot]);
+	if (IS_ERR(dst))
+		goto noroute;
+	*planep = pi;
+	err = mrc_xmit_one(net, skb, dst, &tp);
+	return net_xmit_eval(err);
+noroute:
+	kfree_skb(skb);
+	return -ENETUNREACH;
 }
 
 /**
@@ -347,8 +719,8 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 		    struct sk_buff_head *q)
 {
 	struct mrc_net *mn = mrc_net(net);
-	const struct in6_addr *daddr;
 	struct dst_entry *dst;
+	struct mrc_txp tp = {};
 	struct sk_buff *skb;
 	struct flowi6 fl6;
 	u32 ev, len;
@@ -357,22 +729,35 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 
 	if (skb_queue_empty(q))
 		return;
-	daddr = (const struct in6_addr *)ms->peer.smrc_addr;
+	tp.daddr = (const struct in6_addr *)ms->peer.smrc_addr;
+	tp.saddr = &ms->saddr;
 	local_bh_disable();
 	while ((skb = __skb_dequeue(q)) != NULL) {
 		ev = mrc_cb(skb)->ev;
 		plane = mrc_cb(skb)->plane;
 		len = skb->len;
-		err = mrc_route(net, ms, ms->dst_ok ? &ms->dst_cache : NULL,
-				&fl6, &dst);
-		if (err) {
+		if (ms->mp) {
+			err = mrc_mp_xmit(net, ms, skb, ev, mrc_cb(skb)->hs,
+					  &plane);
+		} else {
+			err = mrc_route(net, ms,
+					ms->dst_ok ? &ms->dst_cache : NULL,
+					&fl6, &dst);
+			if (err) {
+				kfree_skb(skb);
+				err = -ENETUNREACH;
+			} else {
+				tp.sport = mrc_udp_sport(ev);
+				tp.label = mrc_ev_to_flowlabel(ev);
+				err = mrc_xmit_one(net, skb, dst, &tp);
+				err = net_xmit_eval(err);
+			}
+		}
+		if (err == -ENETUNREACH) {
 			mrc_net_count(mn, MRC_CNT_TX_NOROUTE);
-			kfree_skb(skb);
 			continue;
 		}
-		err = mrc_xmit_one(net, skb, dst, &ms->saddr, daddr,
-				   mrc_udp_sport(ev), mrc_ev_to_flowlabel(ev));
-		if (net_xmit_eval(err)) {
+		if (err) {
 			mrc_net_count(mn, MRC_CNT_TX_ERR);
 			continue;
 		}
@@ -386,6 +771,49 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 	local_bh_enable();
 }
 
+/*
+ * Endpoint packets of a configured destination: the first plane (by id)
+ * that is up and has a path on the route, its first path. RCU held.
+ */
+static bool mrc_ep_path(struct net *net, const struct mrc_cfg_route *rt,
+			struct mrc_txp *tp)
+{
+	const struct mrc_cfg_plane *pl, *any = NULL;
+	const struct mrc_cfg_path *path = NULL, *anyp = NULL;
+	u32 id, i;
+
+	for (id = 0; id < MRC_PLANES_NR; id++) {
+		pl = mrc_cfg_plane_get(net, id);
+		if (!pl || !pl->ifindex)
+			continue;
+		path = NULL;
+		for (i = 0; i < rt->npaths; i++) {
+			if (rt->paths[i].plane == id) {
+				path = &rt->paths[i];
+				break;
+			}
+		}
+		if (rt->npaths && !path)
+			continue;
+		if (!any) {
+			any = pl;
+			anyp = path;
+		}
+		if (pl->admin_up && mrc_cfg_plane_oper_up(net, pl)) {
+			any = pl;
+			anyp = path;
+			break;
+		}
+	}
+	if (!any)
+		return false;
+	tp->osaddr = &any->saddr;
+	tp->oif = any->ifindex;
+	tp->encap = rt->encap;
+	tp->path = anyp;
+	return true;
+}
+
 /**
  * mrc_send_ep() - send one endpoint (handshake) packet, uncached route
  * @net: namespace
@@ -395,6 +823,10 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
  * @op: MRC_OP_EP_REQ or MRC_OP_EP_RESP
  * @ep: the body
  *
+ * A destination covered by a configured route is reached like the data
+ * of a connection to it: on its first plane that is up, first path, with
+ * the route's encapsulation, so that the handshake crosses the fabric.
+ *
  * Any context, no lock needed.
  */
 void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
@@ -402,7 +834,10 @@ void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
 		 const struct mrc_ep *ep)
 {
 	struct mrc_net *mn = mrc_net(net);
+	struct mrc_cfg_route *rt;
 	struct dst_entry *dst;
+	struct mrc_txp tp = {};
+	struct in6_addr src;
 	struct sk_buff *skb;
 	struct flowi6 fl6;
 	struct mrc_pkt pkt;
@@ -427,24 +862,101 @@ void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
 		kfree_skb(skb);
 		goto err;
 	}
+	tp.sport = MRC_UDP_PORT;
+	tp.daddr = daddr;
+	src = *saddr;
+	tp.saddr = &src;
+	local_bh_disable();
+	rcu_read_lock();
+	rt = mrc_cfg_route_lookup(net, daddr);
+	if (rt && mrc_ep_path(net, rt, &tp)) {
+		if (ipv6_addr_any(&src) &&
+		    ipv6_dev_get_saddr(net, NULL, daddr, 0, &src))
+			dst = ERR_PTR(-EADDRNOTAVAIL);
+		else
+			dst = mrc_txp_route(net, &tp, NULL);
+		if (IS_ERR(dst)) {
+			rcu_read_unlock();
+			goto noroute;
+		}
+		n = mrc_xmit_one(net, skb, dst, &tp);
+		rcu_read_unlock();
+		goto sent;
+	}
+	rcu_read_unlock();
 	memset(&fl6, 0, sizeof(fl6));
 	fl6.flowi6_proto = IPPROTO_UDP;
 	fl6.daddr = *daddr;
 	fl6.saddr = *saddr;
 	fl6.flowi6_oif = oif;
 	fl6.fl6_dport = htons(MRC_UDP_PORT);
-	local_bh_disable();
 	dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
-	if (IS_ERR(dst)) {
-		local_bh_enable();
-		mrc_net_count(mn, MRC_CNT_TX_NOROUTE);
-		kfree_skb(skb);
-		return;
-	}
-	n = mrc_xmit_one(net, skb, dst, &fl6.saddr, daddr, MRC_UDP_PORT, 0);
+	if (IS_ERR(dst))
+		goto noroute;
+	src = fl6.saddr;
+	n = mrc_xmit_one(net, skb, dst, &tp);
+sent:
 	local_bh_enable();
 	mrc_net_count(mn, net_xmit_eval(n) ? MRC_CNT_TX_ERR : MRC_CNT_TX_PKTS);
 	return;
+noroute:
+	local_bh_enable();
+	mrc_net_count(mn, MRC_CNT_TX_NOROUTE);
+	kfree_skb(skb);
+	return;
 err:
 	mrc_net_count(mn, MRC_CNT_TX_ERR);
+}
+
+/**
+ * mrc_conn_plane_state() - a configured plane went up or down
+ * @net: namespace of the plane
+ * @id: plane id
+ * @up: admin and operational state together
+ *
+ * Every connection whose snapshot uses the plane records the state and,
+ * when established, tells its engine (mrc_conn_set_plane_up(): down masks
+ * the plane's EVs and moves its packets in flight to the other planes).
+ * Connections created later read the state at set-up.
+ *
+ * Context: process context, from the configuration store with its mutex
+ * held (netdevice notifier: RTNL too); takes each connection lock in turn
+ * (see the lock order in mrc_impl.h).
+ */
+void mrc_conn_plane_state(struct net *net, u32 id, bool up)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_mp_plane *mpp;
+	struct sk_buff_head q;
+	struct mrc_sock *ms;
+	int bkt;
+	u32 i;
+	u64 now;
+
+	rcu_read_lock();
+	hash_for_each_rcu(mn->qpn_hash, bkt, ms, qpn_node) {
+		if (!ms->mp || !refcount_inc_not_zero(&ms->sk.sk_refcnt))
+			continue;
+		__skb_queue_head_init(&q);
+		spin_lock_bh(&ms->lock);
+		for (i = 0; i < ms->mp->nplanes; i++) {
+			mpp = &ms->mp->plane[i];
+			if (mpp->id != id)
+				continue;
+			if (mpp->up == up)
+				break;
+			WRITE_ONCE(mpp->up, up);
+			if (ms->dead || !ms->conn ||
+			    ms->state != MRC_ST_ESTABLISHED)
+				break;
+			now = mrc_now();
+			mrc_conn_set_plane_up(ms->conn, now, i, up);
+			mrc_conn_drain(ms, now, &q);
+			break;
+		}
+		spin_unlock_bh(&ms->lock);
+		mrc_xmit_queue(net, ms, &q);
+		sock_put(&ms->sk);
+	}
+	rcu_read_unlock();
 }

@@ -308,6 +308,22 @@ void mrc_conn_on_timer(struct mrc_conn *conn, u64 now)
 }
 
 /**
+ * mrc_conn_flush_acks() - make the acknowledgements coalescing holds back due
+ * @conn: connection
+ *
+ * Every SACK still owed (waiting for sack_every_pkts, sack_every_bytes or
+ * sack_delay_ns) is emitted by the next mrc_conn_poll_tx() calls. For a host
+ * about to close: the peer must see them before the close notification, or
+ * it would take its delivered messages for lost.
+ */
+void mrc_conn_flush_acks(struct mrc_conn *conn)
+{
+	if (conn->error)
+		return;
+	mrc_resp_flush(conn);
+}
+
+/**
  * mrc_conn_next_deadline() - when the host should call mrc_conn_on_timer().
  * @conn: connection
  *

@@ -319,6 +319,7 @@ int mrc_resp_on_probe(struct mrc_conn *c, u64 now, const struct mrc_pkt *pkt,
 		      u32 rx_ev, u32 rx_flags);
 int mrc_resp_poll_tx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d);
 void mrc_resp_on_timer(struct mrc_conn *c, u64 now);
+void mrc_resp_flush(struct mrc_conn *c);
 u64 mrc_resp_deadline(const struct mrc_conn *c);
 bool mrc_resp_poll_delivery(struct mrc_conn *c, struct mrc_event *ev);
 u8 mrc_resp_penalty(const struct mrc_conn *c);

@@ -14,6 +14,7 @@
  *                   mrc_conn_set_tx_room()   per-plane transmit room changed
  *                   mrc_conn_set_plane_up()  a plane's port went up/down
  *                   mrc_conn_ev_set_denied() administrative EV exclusion
+ *                   mrc_conn_flush_acks()    owed SACKs due now (before close)
  *   engine -> host: mrc_conn_poll_tx()       next packet to emit
  *                   mrc_conn_poll_event()    next event (EV change, completion,
  *                                            delivery, error, probe, RTT)
@@ -629,6 +630,7 @@ int mrc_conn_poll_tx(struct mrc_conn *conn, u64 now, struct mrc_tx_desc *desc);
 int mrc_conn_rx(struct mrc_conn *conn, u64 now, const struct mrc_pkt *pkt,
 		u32 rx_ev, u32 rx_flags);
 void mrc_conn_on_timer(struct mrc_conn *conn, u64 now);
+void mrc_conn_flush_acks(struct mrc_conn *conn);
 u64 mrc_conn_next_deadline(const struct mrc_conn *conn);
 int mrc_conn_poll_event(struct mrc_conn *conn, struct mrc_event *ev);
 

@@ -511,6 +511,18 @@ void mrc_resp_on_timer(struct mrc_conn *c, u64 now)
 }
 
 /**
+ * mrc_resp_flush() - make every SACK still held back by coalescing due now.
+ * @c: connection
+ */
+void mrc_resp_flush(struct mrc_conn *c)
+{
+	struct mrc_resp *s = &c->resp;
+
+	if (s->n_pend)
+		s->sack_now = 1;
+}
+
+/**
  * mrc_resp_deadline() - the responder's next timer deadline.
  * @c: connection
  *

@@ -20,8 +20,8 @@
 source ./mrc_lib.sh
 source ./mrc_fabric_lib.sh
 
-[ "$(id -u)" = 0 ] || { log "SKIP: needs root"; exit $ksft_skip; }
-ip route help 2>&1 | grep -q next-csid || { log "SKIP: ip lacks seg6local next-csid"; exit $ksft_skip; }
+[ "$(id -u)" = 0 ] || { log "SKIP: needs root"; exit $ksft_fail; }
+ip route help 2>&1 | grep -q next-csid || { log "SKIP: ip lacks seg6local next-csid"; exit $ksft_fail; }
 
 NP=$FAB_NPLANES	# 4 unless set in the environment
 NS=$FAB_NSPINES	# 2 unless set in the environment

@@ -16,7 +16,7 @@ MAX=${MRC_FUZZ_MAX:-1048576}
 COUNT=${MRC_FUZZ_COUNT:-8000}
 out=$(mktemp -d)
 
-mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_skip; }
+mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 trap 'rm -rf "$out"; mrc_cleanup' EXIT
 
 netns_add mrcf-a && netns_add mrcf-b || exit $ksft_fail

@@ -14,7 +14,7 @@ N=${MRC_INTEGRITY_MSGS:-1000}
 MAX=${MRC_INTEGRITY_MAX:-4194304}
 out=$(mktemp -d)
 
-mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_skip; }
+mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 trap 'rm -rf "$out"; mrc_cleanup' EXIT
 
 netns_add mrci-a && netns_add mrci-b || exit $ksft_fail

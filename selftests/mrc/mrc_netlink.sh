@@ -10,7 +10,7 @@
 source ./mrc_lib.sh
 
 M=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
-[ -x "$M" ] || { log "mrcctl not built at $M (make userspace)"; exit $ksft_skip; }
+[ -x "$M" ] || { log "mrcctl not built at $M (make userspace)"; exit $ksft_fail; }
 mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 
 tmp=$(mktemp -d)

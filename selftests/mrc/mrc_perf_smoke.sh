@@ -11,7 +11,7 @@ cd "$(dirname "$0")" || exit 1
 
 perf=${MRC_TOP:-/mrc}/build/cmake/tools/mrcperf/mrcperf
 out=$(mktemp -d)
-[ -x "$perf" ] || { log "no $perf (make userspace)"; exit $ksft_skip; }
+[ -x "$perf" ] || { log "no $perf (make userspace)"; exit $ksft_fail; }
 trap 'rm -rf "$out"; mrc_cleanup' EXIT
 
 netns_add mrcp-a && netns_add mrcp-b || exit $ksft_fail

@@ -7,12 +7,15 @@
 # consumer at a time); detach leaves no program or link behind (bpftool)
 # and the module can be removed again; every error names its cause and has
 # its own exit status (3 module not loaded, 4 BPF not permitted, 5 not
-# attached).
+# attached). Agreement: after transfers between two namespaces (one through
+# a 100%-loss period), the per-connection totals of mrcstat equal the
+# module's MRC_INFO exactly, and the assumed_bad events name exactly the
+# EVs the connection dump (mrcctl path show) reports as having timed out.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 
 S=${MRCSTAT:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcstat/mrcstat}
-[ -x "$S" ] || { log "mrcstat not built at $S (make userspace)"; exit $ksft_skip; }
+[ -x "$S" ] || { log "mrcstat not built at $S (make userspace)"; exit $ksft_fail; }
 mrc_loaded || insmod "$MRC_KO" || { log "cannot load $MRC_KO"; exit $ksft_fail; }
 PIN=/sys/fs/bpf/mrc
 out=$(mktemp -d)
@@ -87,6 +90,133 @@ expect_eq "event stream ends after -t" 0 "$?"
 check "map ids the same through both pins" eval \
 	'[ "$(bpftool map show pinned $PIN/mrc_ev | cut -d: -f1)" = \
 	   "$(bpftool map show pinned $PIN/mrc_ev | cut -d: -f1)" ]'
+
+# --- agreement: BPF telemetry == the module's own counters --------------
+# Two namespaces over a veth pair, mrcstat attached before the connections
+# exist. Each side prints its MRC_INFO once all it sent is acknowledged
+# (mrc_xfer --info-json) and keeps the connection open (--hold) until the
+# figures of both sources were read: nothing is in flight then, so the
+# counters are final and must be equal, not close.
+M=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
+netns_add mrct-a && netns_add mrct-b || exit $ksft_fail
+ip link add name mrct0 netns mrct-a type veth peer name mrct1 netns mrct-b
+ip -n mrct-a addr add fd00:6d72:7::1/64 dev mrct0 nodad
+ip -n mrct-b addr add fd00:6d72:7::2/64 dev mrct1 nodad
+ip -n mrct-a link set dev mrct0 up
+ip -n mrct-b link set dev mrct1 up
+"$S" events -j -t 600 >"$out/events" 2>"$out/events.err" &
+evpid=$!
+"$M" -n mrct-a -j monitor >"$out/nlmon" 2>&1 &
+nlmonpid=$!
+sleep 0.5
+
+# conn_field FILE QPN FIELD: a connection total of "mrcstat -j" (the fields
+# before the connection's "evs" array)
+conn_field() {
+	sed 's/"qpn":/\n"qpn":/g' "$1" | grep "^\"qpn\":$2," | sed 's/"evs".*//' |
+		sed -nE "s/.*\"$3\":([0-9]+).*/\1/p"
+}
+# info_field FILE FIELD: from the "info {...}" line of mrc_xfer --info-json
+info_field() { sed -nE "s/^info .*\"$2\":([0-9]+).*/\1/p" "$1"; }
+# timed_out_evs FILE: indexes of the EVs with timeouts (mrcctl -j path show)
+timed_out_evs() {
+	sed 's/{"index":/\n/g' "$1" | sed -nE 's/^([0-9]+),.*"timeouts":([0-9]+)}.*/\1 \2/p' |
+		awk '$2 > 0 { print $1 }' | sort -n | uniq | tr '\n' ' '
+}
+# event_evs QPN FILTER: indexes of the EVs of ev_state events matching FILTER
+event_evs() {
+	grep '"type":"ev_state"' "$out/events" | grep "\"qpn\":$1," | grep -E "$2" |
+		sed -nE 's/.*"index":([0-9]+),.*/\1/p' | sort -n | uniq | tr '\n' ' '
+}
+
+# agree NAME PORT N MAX LOSS_SECONDS
+agree() {
+	local name=$1 port=$2 n=$3 max=$4 loss=$5 spid cpid side q ns i
+	rm -f "$out/$name.go"
+	ip netns exec mrct-b ./mrc_xfer -l -p "$port" -n "$n" -M "$max" -s 1 --info-json \
+		--hold "$out/$name.go" >"$out/$name.srv" 2>"$out/$name.srv.err" &
+	spid=$!
+	sleep 0.5
+	ip netns exec mrct-a ./mrc_xfer -c fd00:6d72:7::2 -p "$port" -n "$n" -M "$max" -s 2 \
+		--info-json --hold "$out/$name.go" >"$out/$name.cli" 2>"$out/$name.cli.err" &
+	cpid=$!
+	if [ "$loss" != 0 ]; then
+		# A failed link: everything a -> b is lost for a while, from the
+		# moment the connection carries data.
+		for i in $(seq 1 100); do
+			"$M" -n mrct-a -j conn show | grep -q '"tx_pkts":[1-9]' && break
+			sleep 0.05
+		done
+		tc -n mrct-a qdisc add dev mrct0 root netem loss 100%
+		sleep "$loss"
+		tc -n mrct-a qdisc del dev mrct0 root
+	fi
+	for i in $(seq 1 1200); do
+		grep -q '^info ' "$out/$name.srv" && grep -q '^info ' "$out/$name.cli" && break
+		kill -0 $spid 2>/dev/null || kill -0 $cpid 2>/dev/null || break
+		sleep 0.1
+	done
+	# Quiet point: both connections open, nothing of theirs in flight.
+	"$S" -j >"$out/$name.snap"
+	"$M" -n mrct-a -j path show qpn "$(info_field "$out/$name.cli" qpn)" >"$out/$name.cli.path"
+	"$M" -n mrct-b -j path show qpn "$(info_field "$out/$name.srv" qpn)" >"$out/$name.srv.path"
+	touch "$out/$name.go"
+	wait $cpid
+	check "$name: client exit ($(head -c 200 "$out/$name.cli.err"))" [ $? = 0 ]
+	wait $spid
+	check "$name: server exit ($(head -c 200 "$out/$name.srv.err"))" [ $? = 0 ]
+	expect_eq "$name: client->server digest" \
+		"$(awk '$1 == "tx" { print $2, $3 }' "$out/$name.cli")" \
+		"$(awk '$1 == "rx" { print $2, $3 }' "$out/$name.srv")"
+	for side in cli srv; do
+		q=$(info_field "$out/$name.$side" qpn)
+		check "$name $side: MRC_INFO printed (qpn $q)" [ -n "$q" ]
+		[ -n "$q" ] || continue
+		expect_eq "$name $side: data packets (mrcstat = MRC_INFO)" \
+			"$(info_field "$out/$name.$side" tx_pkts)" "$(conn_field "$out/$name.snap" "$q" pkts)"
+		expect_eq "$name $side: data bytes" \
+			"$(info_field "$out/$name.$side" tx_bytes)" "$(conn_field "$out/$name.snap" "$q" bytes)"
+		expect_eq "$name $side: retransmits" \
+			"$(info_field "$out/$name.$side" retransmits)" "$(conn_field "$out/$name.snap" "$q" rtx)"
+		expect_eq "$name $side: timeouts" \
+			"$(info_field "$out/$name.$side" timeouts)" \
+			"$(conn_field "$out/$name.snap" "$q" timeouts)"
+		expect_eq "$name $side: timeouts (conn dump = MRC_INFO)" \
+			"$(info_field "$out/$name.$side" timeouts)" \
+			"$(sed -nE 's/.*"retransmits":[0-9]+,"timeouts":([0-9]+),.*/\1/p' \
+				"$out/$name.$side.path")"
+		expect_eq "$name $side: no engine event lost" 0 \
+			"$(sed -nE 's/.*"events_dropped":([0-9]+),.*/\1/p' "$out/$name.$side.path")"
+	done
+	expect_eq "$name: no telemetry event lost" 0 \
+		"$(sed -nE 's/.*"ringbuf_drops":([0-9]+),.*/\1/p' "$out/$name.snap")"
+}
+
+agree clean 7100 200 100000 0
+agree linkfail 7101 400 100000 0.3
+check "linkfail: the link failure caused timeouts" \
+	[ "$(info_field "$out/linkfail.cli" timeouts)" -gt 0 ]
+sleep 0.5
+kill -INT $evpid $nlmonpid 2>/dev/null
+wait $evpid $nlmonpid
+q=$(info_field "$out/linkfail.cli" qpn)
+timed=$(timed_out_evs "$out/linkfail.cli.path")
+bad=$(event_evs "$q" '"new":"assumed_bad"')
+held=$(event_evs "$q" '"new":"assumed_bad"|"cause":"floor_hold"')
+check "linkfail: assumed_bad events ($bad)" [ -n "$bad" ]
+expect_eq "linkfail: every assumed_bad event is caused by a timeout" 0 \
+	"$(grep '"type":"ev_state"' "$out/events" | grep "\"qpn\":$q," |
+		grep '"new":"assumed_bad"' | grep -vc '"cause":"timeout"')"
+# A timeout demotes its EV unless that would take the connection below
+# ev_min_active (then a floor_hold event names it instead).
+expect_eq "linkfail: EVs with assumed_bad (or floor_hold) events = EVs the dump says timed out" \
+	"$timed" "$held"
+check "linkfail: netlink path-change events report assumed_bad EVs" eval \
+	"grep '^{\"event\":\"path-change\",\"qpn\":$q,' '$out/nlmon' | grep -q '\"state\":\"assumed_bad\"'"
+check "netlink conn-up/conn-down events for the connection" eval \
+	"grep -q '^{\"event\":\"conn-up\",\"qpn\":$q,' '$out/nlmon' &&
+	 grep -q '^{\"event\":\"conn-down\",\"qpn\":$q,' '$out/nlmon'"
+mrc_cleanup
 
 # --- detach -------------------------------------------------------------
 check "detach" "$S" detach

@@ -17,10 +17,21 @@
  *   rate <Mbit/s of tx+rx payload>
  * -q FILE (server): write "qpn=<our QPN> cack=<last PSN received>" once
  * connected, for the fuzz injector.
+ * --info-json: once every message sent is acknowledged (the connection is
+ * quiet: nothing of ours in flight), print the connection's MRC_INFO as
+ *   info {"qpn":...,"tx_pkts":...,...}
+ * --hold FILE: then keep the connection open until FILE exists (at most
+ * 60 s), so that a test can dump it before close().
+ * --info-file FILE: write MRC_INFO as one JSON line to FILE (replaced
+ * atomically) every 200 ms while connected, and once more at the end
+ * (EV states per plane: failover tests watch ASSUMED_BAD come and go).
+ * --linger SECS: after the transfer, keep the connection open SECS seconds
+ * (still writing --info-file), e.g. to watch probes restore EVs.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -186,14 +197,102 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* MRC_INFO as JSON into @path (via a temporary file and rename()). */
+static void write_info(int fd, const char *path)
+{
+	struct mrc_info mi;
+	socklen_t len = sizeof(mi);
+	char tmp[4096];
+	unsigned int i;
+	FILE *f;
+
+	if (!path)
+		return;
+	memset(&mi, 0, sizeof(mi));
+	if (getsockopt(fd, SOL_MRC, MRC_INFO, &mi, &len))
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "{\"state\":%u,\"ev_good\":%u,\"ev_skip\":%u,\"ev_bad\":%u,"
+		"\"ev_denied\":%u,\"retransmits\":%llu,\"timeouts\":%llu,"
+		"\"n_planes\":%u,\"planes\":[",
+		mi.mi_state, mi.mi_ev_good, mi.mi_ev_skip, mi.mi_ev_bad,
+		mi.mi_ev_denied, (unsigned long long)mi.mi_retransmits,
+		(unsigned long long)mi.mi_timeouts, mi.mi_n_planes);
+	for (i = 0; i < mi.mi_n_planes && i < MRC_INFO_PLANES; i++)
+		fprintf(f, "%s{\"tx_pkts\":%llu,\"evs\":%u,\"active\":%u,"
+			"\"good\":%u,\"bad\":%u}", i ? "," : "",
+			(unsigned long long)mi.mi_planes[i].tx_pkts,
+			mi.mi_planes[i].evs, mi.mi_planes[i].evs_active,
+			mi.mi_planes[i].evs_good, mi.mi_planes[i].evs_bad);
+	fprintf(f, "]}\n");
+	fclose(f);
+	rename(tmp, path);
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: mrc_xfer (-l | -c ADDR) -p PORT [-n N] [-s SEED] [-M MAX] [-q FILE]\n");
+	fprintf(stderr, "usage: mrc_xfer (-l | -c ADDR) -p PORT [-n N] [-s SEED] [-M MAX] [-q FILE]\n"
+		"       [--info-json] [--hold FILE] [--info-file FILE] [--linger SECS]\n");
 	exit(2);
+}
+
+/* Wait (up to 30 s) until all @sent messages are acknowledged. */
+static int wait_acked(int fd, unsigned long sent, struct mrc_info *mi)
+{
+	socklen_t len;
+	int i;
+
+	for (i = 0; i < 30000; i++) {
+		len = sizeof(*mi);
+		if (getsockopt(fd, SOL_MRC, MRC_INFO, mi, &len)) {
+			perror("getsockopt MRC_INFO");
+			return -1;
+		}
+		if (mi->mi_tx_msgs >= sent)
+			return 0;
+		usleep(1000);
+	}
+	fprintf(stderr, "messages still unacknowledged: %llu of %lu\n",
+		(unsigned long long)mi->mi_tx_msgs, sent);
+	return -1;
+}
+
+static int print_info(int fd, unsigned long sent)
+{
+	struct mrc_info mi;
+
+	if (wait_acked(fd, sent, &mi))
+		return -1;
+	printf("info {\"qpn\":%u,\"peer_qpn\":%u,\"state\":%u,\"tx_msgs\":%llu,"
+	       "\"tx_pkts\":%llu,\"tx_bytes\":%llu,\"retransmits\":%llu,"
+	       "\"timeouts\":%llu,\"ev_good\":%u,\"ev_bad\":%u}\n",
+	       mi.mi_qpn, mi.mi_peer_qpn, mi.mi_state,
+	       (unsigned long long)mi.mi_tx_msgs,
+	       (unsigned long long)mi.mi_tx_pkts,
+	       (unsigned long long)mi.mi_tx_bytes,
+	       (unsigned long long)mi.mi_retransmits,
+	       (unsigned long long)mi.mi_timeouts, mi.mi_ev_good, mi.mi_ev_bad);
+	fflush(stdout);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option lopts[] = {
+		{ "info-json", no_argument, NULL, 'J' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "info-file", required_argument, NULL, 'I' },
+		{ "linger", required_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *hold = NULL, *ifile = NULL;
+	double t_info = 0, linger = 0;
+	unsigned int idle = 0;
+	bool info = false;
+	int i;
 	const char *addr = NULL, *qfile = NULL;
 	unsigned long n = 1000, sent = 0, rcvd = 0;
 	size_t max = 4 << 20, cur = 0, sbytes = 0, rbytes = 0;
@@ -206,7 +305,7 @@ int main(int argc, char **argv)
 	char hex[65];
 	double t0, dt;
 
-	while ((c = getopt(argc, argv, "lc:p:n:s:M:q:")) != -1) {
+	while ((c = getopt_long(argc, argv, "lc:p:n:s:M:q:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'l': listen_mode = 1; break;
 		case 'c': addr = optarg; break;
@@ -215,6 +314,10 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'M': max = strtoul(optarg, NULL, 0); break;
 		case 'q': qfile = optarg; break;
+		case 'J': info = true; break;
+		case 'H': hold = optarg; break;
+		case 'I': ifile = optarg; break;
+		case 'W': linger = atof(optarg); break;
 		default: usage();
 		}
 	}
@@ -282,10 +385,17 @@ int main(int argc, char **argv)
 			p.events |= POLLOUT;
 		if (rcvd < n)
 			p.events |= POLLIN;
-		if (poll(&p, 1, 60000) != 1) {
+		if (ifile && now_s() - t_info >= 0.2) {
+			write_info(fd, ifile);
+			t_info = now_s();
+		}
+		if (poll(&p, 1, ifile ? 200 : 60000) != 1) {
+			if (ifile && ++idle < 300)
+				continue;
 			fprintf(stderr, "stalled: sent %lu rcvd %lu\n", sent, rcvd);
 			return 1;
 		}
+		idle = 0;
 		if (p.revents & POLLIN) {
 			r = recv(fd, rx, max + 1, MSG_DONTWAIT);
 			if (r > 0) {
@@ -323,12 +433,22 @@ int main(int argc, char **argv)
 		}
 	}
 	dt = now_s() - t0;
+	write_info(fd, ifile);
 	sha_hex(&hs, hex);
 	printf("tx %s %lu %zu\n", hex, sent, sbytes);
 	sha_hex(&hr, hex);
 	printf("rx %s %lu %zu\n", hex, rcvd, rbytes);
 	printf("rate %.1f Mbit/s (%.2f s)\n", (sbytes + rbytes) * 8 / dt / 1e6, dt);
 	fflush(stdout);
+	if (info && print_info(fd, sent))
+		return 1;
+	while (linger > 0 && !(hold && !access(hold, F_OK))) {
+		usleep(200000);
+		linger -= 0.2;
+		write_info(fd, ifile);
+	}
+	for (i = 0; hold && i < 600 && access(hold, F_OK); i++)
+		usleep(100000);
 	close(fd);
 	return 0;
 }

@@ -27,6 +27,8 @@ constexpr std::string_view kUsage =
     "                 [max-md PM] [max-wnd PM] [init-wnd PM]\n"
     "  mrcctl profile del id ID\n"
     "  mrcctl profile show [id ID]\n"
+    "  mrcctl conn show [qpn QPN]\n"
+    "  mrcctl path show [qpn QPN]\n"
     "  mrcctl stats\n"
     "  mrcctl monitor\n"
     "  mrcctl help\n"
@@ -269,6 +271,20 @@ std::string AddrToString(const in6_addr& a) {
     return buf;
 }
 
+std::string_view ConnStateName(uint8_t state) {
+    static constexpr std::array<std::string_view, 5> kNames = {"closed", "listen", "connecting",
+                                                               "established", "failed"};
+    static_assert(MRC_INFO_FAILED + 1 == kNames.size());
+    return state < kNames.size() ? kNames[state] : "unknown";
+}
+
+std::string_view PathStateName(uint8_t state) {
+    static constexpr std::array<std::string_view, 4> kNames = {"good", "skip", "assumed_bad",
+                                                               "denied"};
+    static_assert(MRC_PATH_DENIED + 1 == kNames.size());
+    return state < kNames.size() ? kNames[state] : "unknown";
+}
+
 std::string_view UsageText() { return kUsage; }
 
 std::string CommandName(const Command& cmd) {
@@ -289,6 +305,10 @@ std::string CommandName(const Command& cmd) {
         case Object::kProfile:
             obj = "profile";
             break;
+        case Object::kConn:
+            return "conn show";
+        case Object::kPath:
+            return "path show";
     }
     switch (cmd.verb) {
         case Verb::kAdd:
@@ -347,6 +367,15 @@ Command Parse(const std::vector<std::string>& argv) {
         if (!a.Done() && a.Peek() == "show") a.Next();
     } else if (obj == "monitor") {
         c.object = Object::kMonitor;
+    } else if (obj == "conn" || obj == "path") {
+        c.object = obj == "conn" ? Object::kConn : Object::kPath;
+        c.verb = Verb::kShow;
+        if (!a.Done() && a.Peek() == "show") a.Next();
+        while (!a.Done()) {
+            const std::string& w = a.Next();
+            if (w != "qpn") Unknown("argument", w);
+            SetOnce(c.qpn, ParseU32(a.Value(w), "qpn"), w);
+        }
     } else {
         Unknown("object", obj);
     }

@@ -28,7 +28,7 @@ inline constexpr int kExitRejected = 1;  // the kernel refused the request
 inline constexpr int kExitUsage = 2;     // bad command line
 inline constexpr int kExitNoFamily = 3;  // mrc.ko not loaded / family missing
 
-enum class Object { kHelp, kPlane, kRoute, kProfile, kStats, kMonitor };
+enum class Object { kHelp, kPlane, kRoute, kProfile, kStats, kMonitor, kConn, kPath };
 enum class Verb { kNone, kAdd, kDel, kSet, kShow, kGet };
 
 struct PlaneArgs {
@@ -74,6 +74,7 @@ struct Command {
     PlaneArgs plane;
     RouteArgs route;
     ProfileArgs profile;
+    std::optional<uint32_t> qpn;  // conn/path show: only this local QPN
 };
 
 // Parses argv[1..]; throws UsageError.
@@ -96,6 +97,9 @@ std::string_view CcAlgoName(uint8_t algo);
 std::optional<uint8_t> CcAlgoFromName(std::string_view name);
 
 std::string AddrToString(const in6_addr& a);
+// enum mrc_info_state and enum mrc_path_state names ("established", "good").
+std::string_view ConnStateName(uint8_t state);
+std::string_view PathStateName(uint8_t state);
 
 // The usage text printed by "mrcctl help" and on usage errors.
 std::string_view UsageText();

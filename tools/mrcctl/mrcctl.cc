@@ -183,6 +183,164 @@ Stats DecodeStats(nlmsghdr* nlh) {
     return s;
 }
 
+// One part of a connection (MRC_CMD_CONN_GET reply) merged into `conns`: a
+// connection with many EVs comes as several messages with the same QPN.
+void DecodeConnPart(nlmsghdr* nlh, std::vector<Conn>& conns) {
+    nl::ForEachAttr(nlh, [&](nlattr* top) {
+        if (nla_type(top) != MRC_ATTR_CONN) return;
+        Conn c;
+        std::vector<ConnPath> paths;
+        std::vector<ConnPlane> planes;
+        nl::ForEachNested(top, [&](nlattr* a) {
+            switch (nla_type(a)) {
+                case MRC_CONN_ATTR_QPN:
+                    c.qpn = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_PEER_QPN:
+                    c.peer_qpn = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_LOCAL_ADDR:
+                    c.local = nl::GetAddr(a);
+                    break;
+                case MRC_CONN_ATTR_PEER_ADDR:
+                    c.peer = nl::GetAddr(a);
+                    break;
+                case MRC_CONN_ATTR_LOCAL_SERVICE:
+                    c.local_service = static_cast<uint16_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_PEER_SERVICE:
+                    c.peer_service = static_cast<uint16_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_LOCAL_CONN_ID:
+                    c.local_conn_id = static_cast<uint16_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_PEER_CONN_ID:
+                    c.peer_conn_id = static_cast<uint16_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_STATE:
+                    c.state = static_cast<uint8_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_CWND:
+                    c.cwnd = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_SRTT_NS:
+                    c.srtt_ns = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_RETRANSMITS:
+                    c.retransmits = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_TIMEOUTS:
+                    c.timeouts = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_TX_PKTS:
+                    c.tx_pkts = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_TX_BYTES:
+                    c.tx_bytes = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_EVENTS_DROPPED:
+                    c.events_dropped = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_N_EVS:
+                    c.n_evs = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_ERROR:
+                    c.error = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_EV_LOST:
+                    c.ev_lost = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_PLANE: {
+                    ConnPlane p;
+                    nl::ForEachNested(a, [&](nlattr* f) {
+                        uint64_t v = nl::GetUint(f);
+                        switch (nla_type(f)) {
+                            case MRC_CONN_PLANE_ATTR_ID:
+                                p.id = static_cast<uint8_t>(v);
+                                break;
+                            case MRC_CONN_PLANE_ATTR_UP:
+                                p.up = v;
+                                break;
+                            case MRC_CONN_PLANE_ATTR_N_EVS:
+                                p.n_evs = static_cast<uint32_t>(v);
+                                break;
+                            case MRC_CONN_PLANE_ATTR_N_ACTIVE:
+                                p.n_active = static_cast<uint32_t>(v);
+                                break;
+                            case MRC_CONN_PLANE_ATTR_N_GOOD:
+                                p.n_good = static_cast<uint32_t>(v);
+                                break;
+                            case MRC_CONN_PLANE_ATTR_N_BAD:
+                                p.n_bad = static_cast<uint32_t>(v);
+                                break;
+                            case MRC_CONN_PLANE_ATTR_SENT:
+                                p.sent = v;
+                                break;
+                            case MRC_CONN_PLANE_ATTR_SACKED:
+                                p.sacked = v;
+                                break;
+                            case MRC_CONN_PLANE_ATTR_NACKED:
+                                p.nacked = v;
+                                break;
+                            case MRC_CONN_PLANE_ATTR_TIMEOUTS:
+                                p.timeouts = v;
+                                break;
+                        }
+                    });
+                    planes.push_back(p);
+                    break;
+                }
+                case MRC_CONN_ATTR_EV: {
+                    ConnPath p;
+                    nl::ForEachNested(a, [&](nlattr* f) {
+                        uint64_t v = nl::GetUint(f);
+                        switch (nla_type(f)) {
+                            case MRC_CONN_EV_ATTR_INDEX:
+                                p.index = static_cast<uint32_t>(v);
+                                break;
+                            case MRC_CONN_EV_ATTR_VALUE:
+                                p.value = static_cast<uint32_t>(v);
+                                break;
+                            case MRC_CONN_EV_ATTR_PLANE:
+                                p.plane = static_cast<uint8_t>(v);
+                                break;
+                            case MRC_CONN_EV_ATTR_STATE:
+                                p.state = static_cast<uint8_t>(v);
+                                break;
+                            case MRC_CONN_EV_ATTR_ACTIVE:
+                                p.active = v;
+                                break;
+                            case MRC_CONN_EV_ATTR_SENT:
+                                p.sent = v;
+                                break;
+                            case MRC_CONN_EV_ATTR_SACKED:
+                                p.sacked = v;
+                                break;
+                            case MRC_CONN_EV_ATTR_NACKED:
+                                p.nacked = v;
+                                break;
+                            case MRC_CONN_EV_ATTR_TIMEOUTS:
+                                p.timeouts = v;
+                                break;
+                        }
+                    });
+                    paths.push_back(p);
+                    break;
+                }
+            }
+        });
+        if (conns.empty() || conns.back().qpn != c.qpn) {
+            c.planes = std::move(planes);
+            c.paths = std::move(paths);
+            conns.push_back(std::move(c));
+        } else {
+            Conn& prev = conns.back();
+            prev.paths.insert(prev.paths.end(), paths.begin(), paths.end());
+            if (prev.planes.empty()) prev.planes = std::move(planes);
+        }
+    });
+}
+
 // ---- commands ----------------------------------------------------------
 
 void PutPlaneArgs(nl::Request& req, const PlaneArgs& p) {
@@ -267,6 +425,12 @@ const char* EventName(uint8_t cmd) {
             return "route-del";
         case MRC_CMD_ROUTE_CHANGE_NTF:
             return "route-change";
+        case MRC_CMD_CONN_UP_NTF:
+            return "conn-up";
+        case MRC_CMD_CONN_DOWN_NTF:
+            return "conn-down";
+        case MRC_CMD_PATH_CHANGE_NTF:
+            return "path-change";
         default:
             return nullptr;
     }
@@ -277,7 +441,20 @@ void PrintEvent(nlmsghdr* nlh, bool json) {
     const char* name = EventName(gh->cmd);
     bool is_plane = gh->cmd == MRC_CMD_PLANE_ADD_NTF || gh->cmd == MRC_CMD_PLANE_DEL_NTF ||
                     gh->cmd == MRC_CMD_PLANE_CHANGE_NTF;
-    if (!name) {
+    bool is_conn = gh->cmd == MRC_CMD_CONN_UP_NTF || gh->cmd == MRC_CMD_CONN_DOWN_NTF ||
+                   gh->cmd == MRC_CMD_PATH_CHANGE_NTF;
+    if (name && is_conn) {
+        std::vector<Conn> conns;
+        DecodeConnPart(nlh, conns);
+        Conn c = conns.empty() ? Conn{} : conns.front();
+        if (json) {
+            JsonWriter j(std::cout);
+            JsonConnEvent(j, name, c);
+            std::cout << '\n';
+        } else {
+            PrintConnEvent(std::cout, name, c);
+        }
+    } else if (!name) {
         // A newer kernel's event: say so rather than dropping it silently.
         if (json)
             std::cout << "{\"event\":\"unknown\",\"cmd\":" << unsigned(gh->cmd) << "}\n";
@@ -367,12 +544,42 @@ int Execute(const Command& c) {
             }
             break;
         }
+        case Object::kConn:
+        case Object::kPath: {
+            nl::Request req(fam, MRC_CMD_CONN_GET, true);
+            if (c.qpn) req.PutU32(MRC_ATTR_CONN_QPN, *c.qpn, "qpn");
+            std::vector<Conn> conns;
+            cl.Run(req, [&](nlmsghdr* nlh) { DecodeConnPart(nlh, conns); });
+            const bool paths = c.object == Object::kPath;
+            if (c.json) {
+                JsonWriter j(std::cout);
+                j.BeginArray();
+                for (const auto& o : conns) JsonConn(j, o, paths);
+                j.EndArray();
+                std::cout << '\n';
+            } else {
+                for (const auto& o : conns) {
+                    if (paths)
+                        PrintConnPaths(std::cout, o);
+                    else
+                        PrintConn(std::cout, o);
+                }
+            }
+            break;
+        }
         case Object::kMonitor: {
             struct sigaction sa = {};
             sa.sa_handler = OnSignal;  // no SA_RESTART: poll() returns EINTR
             sigaction(SIGINT, &sa, nullptr);
             sigaction(SIGTERM, &sa, nullptr);
-            cl.Monitor([&](nlmsghdr* nlh) { PrintEvent(nlh, c.json); }, &g_stop);
+            cl.Monitor([&](nlmsghdr* nlh) { PrintEvent(nlh, c.json); }, &g_stop,
+                       [&] {
+                           // Like "ip monitor": report the gap, keep listening.
+                           std::cout
+                               << (c.json ? "{\"event\":\"overrun\"}\n"
+                                          : "[overrun] events lost, resynchronise with show\n");
+                           std::cout.flush();
+                       });
             break;
         }
         case Object::kHelp:

@@ -185,13 +185,16 @@ void Client::Run(const Request& req, const std::function<void(nlmsghdr*)>& on_re
     }
 }
 
-void Client::Monitor(const std::function<void(nlmsghdr*)>& on_event, volatile bool* stop) {
+void Client::Monitor(const std::function<void(nlmsghdr*)>& on_event, volatile bool* stop,
+                     const std::function<void()>& on_overrun) {
     int grp = genl_ctrl_resolve_grp(sk_.get(), MRC_GENL_NAME, MRC_GENL_MCGRP_EVENTS);
     if (grp < 0)
         throw FamilyMissing("multicast group \"" MRC_GENL_MCGRP_EVENTS "\" of \"" MRC_GENL_NAME
                             "\" not found");
     int err = nl_socket_add_membership(sk_.get(), grp);
     if (err < 0) throw std::runtime_error(std::string("join events: ") + nl_geterror(err));
+    // Room for bursts (connection events come from the datapath).
+    nl_socket_set_buffer_size(sk_.get(), 1 << 20, 0);
     RecvState st;
     st.on_msg = &on_event;
     CbPtr cb = MakeCb(st);
@@ -206,6 +209,11 @@ void Client::Monitor(const std::function<void(nlmsghdr*)>& on_event, volatile bo
         st.done = false;
         err = nl_recvmsgs(sk_.get(), cb.get());
         if (st.ex) std::rethrow_exception(st.ex);
+        if (err == -NLE_NOMEM && on_overrun) {
+            // ENOBUFS: the kernel dropped events; say so and go on.
+            on_overrun();
+            continue;
+        }
         if (err < 0 && err != -NLE_INTR)
             throw std::runtime_error(std::string("receive: ") + nl_geterror(err));
     }

@@ -95,8 +95,11 @@ class Client {
     void Run(const Request& req, const std::function<void(nlmsghdr*)>& on_reply);
 
     // Joins the events group and calls on_event for every notification
-    // until *stop becomes true (set it from a signal handler).
-    void Monitor(const std::function<void(nlmsghdr*)>& on_event, volatile bool* stop);
+    // until *stop becomes true (set it from a signal handler). When the
+    // socket overran (ENOBUFS: events were lost) calls on_overrun and goes
+    // on; without one, that is an error.
+    void Monitor(const std::function<void(nlmsghdr*)>& on_event, volatile bool* stop,
+                 const std::function<void()>& on_overrun = nullptr);
 
   private:
     SockPtr sk_;

@@ -197,4 +197,139 @@ void JsonStats(JsonWriter& j, const Stats& s) {
     j.EndObject();
 }
 
+namespace {
+
+std::string Endpoint(const in6_addr& a, uint16_t service) {
+    return "[" + AddrToString(a) + "]:" + std::to_string(service);
+}
+
+}  // namespace
+
+void PrintConn(std::ostream& os, const Conn& c) {
+    os << "conn qpn " << c.qpn << " peer-qpn " << c.peer_qpn << " local "
+       << Endpoint(c.local, c.local_service) << " peer " << Endpoint(c.peer, c.peer_service)
+       << " id " << c.local_conn_id << " peer-id " << c.peer_conn_id << " state "
+       << ConnStateName(c.state) << " cwnd " << c.cwnd << " srtt-ns " << c.srtt_ns << " tx-pkts "
+       << c.tx_pkts << " tx-bytes " << c.tx_bytes << " retransmits " << c.retransmits
+       << " timeouts " << c.timeouts << " evs " << c.n_evs << '\n';
+    for (const auto& p : c.planes)
+        os << "  plane " << unsigned(p.id) << (p.up ? " up" : " down") << " evs " << p.n_evs
+           << " active " << p.n_active << " good " << p.n_good << " bad " << p.n_bad << " sent "
+           << p.sent << " sacked " << p.sacked << " nacked " << p.nacked << " timeouts "
+           << p.timeouts << '\n';
+}
+
+void PrintConnPaths(std::ostream& os, const Conn& c) {
+    char line[160];
+    os << "conn qpn " << c.qpn << " state " << ConnStateName(c.state) << " evs " << c.n_evs << '\n';
+    os << "  INDEX  EV          PLANE  STATE        ACT          SENT        SACKED"
+          "        NACKED      TIMEOUTS\n";
+    for (const auto& p : c.paths) {
+        std::snprintf(
+            line, sizeof(line), "  %5u  0x%08x  %5u  %-11s  %-3s  %12llu  %12llu  %12llu  %12llu\n",
+            p.index, p.value, unsigned(p.plane), std::string(PathStateName(p.state)).c_str(),
+            p.active ? "yes" : "no", static_cast<unsigned long long>(p.sent),
+            static_cast<unsigned long long>(p.sacked), static_cast<unsigned long long>(p.nacked),
+            static_cast<unsigned long long>(p.timeouts));
+        os << line;
+    }
+}
+
+void JsonConn(JsonWriter& j, const Conn& c, bool with_paths) {
+    j.BeginObject();
+    j.Key("qpn").Uint(c.qpn);
+    j.Key("peer_qpn").Uint(c.peer_qpn);
+    j.Key("local").String(AddrToString(c.local));
+    j.Key("local_service").Uint(c.local_service);
+    j.Key("peer").String(AddrToString(c.peer));
+    j.Key("peer_service").Uint(c.peer_service);
+    j.Key("conn_id").Uint(c.local_conn_id);
+    j.Key("peer_conn_id").Uint(c.peer_conn_id);
+    j.Key("state").String(ConnStateName(c.state));
+    j.Key("cwnd").Uint(c.cwnd);
+    j.Key("srtt_ns").Uint(c.srtt_ns);
+    j.Key("tx_pkts").Uint(c.tx_pkts);
+    j.Key("tx_bytes").Uint(c.tx_bytes);
+    j.Key("retransmits").Uint(c.retransmits);
+    j.Key("timeouts").Uint(c.timeouts);
+    j.Key("events_dropped").Uint(c.events_dropped);
+    j.Key("n_evs").Uint(c.n_evs);
+    j.Key("planes").BeginArray();
+    for (const auto& p : c.planes) {
+        j.BeginObject();
+        j.Key("id").Uint(p.id);
+        j.Key("up").Bool(p.up);
+        j.Key("evs").Uint(p.n_evs);
+        j.Key("active").Uint(p.n_active);
+        j.Key("good").Uint(p.n_good);
+        j.Key("bad").Uint(p.n_bad);
+        j.Key("sent").Uint(p.sent);
+        j.Key("sacked").Uint(p.sacked);
+        j.Key("nacked").Uint(p.nacked);
+        j.Key("timeouts").Uint(p.timeouts);
+        j.EndObject();
+    }
+    j.EndArray();
+    if (with_paths) {
+        j.Key("paths").BeginArray();
+        for (const auto& p : c.paths) {
+            j.BeginObject();
+            j.Key("index").Uint(p.index);
+            j.Key("ev").Uint(p.value);
+            j.Key("plane").Uint(p.plane);
+            j.Key("state").String(PathStateName(p.state));
+            j.Key("active").Bool(p.active);
+            j.Key("sent").Uint(p.sent);
+            j.Key("sacked").Uint(p.sacked);
+            j.Key("nacked").Uint(p.nacked);
+            j.Key("timeouts").Uint(p.timeouts);
+            j.EndObject();
+        }
+        j.EndArray();
+    }
+    j.EndObject();
+}
+
+void PrintConnEvent(std::ostream& os, std::string_view event, const Conn& c) {
+    os << '[' << event << "] qpn " << c.qpn << " peer-qpn " << c.peer_qpn << " local "
+       << Endpoint(c.local, c.local_service) << " peer " << Endpoint(c.peer, c.peer_service)
+       << " id " << c.local_conn_id << " peer-id " << c.peer_conn_id << " state "
+       << ConnStateName(c.state);
+    if (event == "conn-down") os << " error " << c.error;
+    for (const auto& p : c.paths)
+        os << " ev " << p.index << ' ' << PathStateName(p.state) << (p.active ? "" : " inactive");
+    if (c.ev_lost) os << " lost " << c.ev_lost;
+    os << '\n';
+}
+
+void JsonConnEvent(JsonWriter& j, std::string_view event, const Conn& c) {
+    j.BeginObject();
+    j.Key("event").String(event);
+    j.Key("qpn").Uint(c.qpn);
+    j.Key("peer_qpn").Uint(c.peer_qpn);
+    j.Key("local").String(AddrToString(c.local));
+    j.Key("local_service").Uint(c.local_service);
+    j.Key("peer").String(AddrToString(c.peer));
+    j.Key("peer_service").Uint(c.peer_service);
+    j.Key("conn_id").Uint(c.local_conn_id);
+    j.Key("peer_conn_id").Uint(c.peer_conn_id);
+    j.Key("state").String(ConnStateName(c.state));
+    if (event == "conn-down") j.Key("error").Uint(c.error);
+    if (event == "path-change") {
+        j.Key("paths").BeginArray();
+        for (const auto& p : c.paths) {
+            j.BeginObject();
+            j.Key("index").Uint(p.index);
+            j.Key("ev").Uint(p.value);
+            j.Key("plane").Uint(p.plane);
+            j.Key("state").String(PathStateName(p.state));
+            j.Key("active").Bool(p.active);
+            j.EndObject();
+        }
+        j.EndArray();
+        j.Key("lost").Uint(c.ev_lost);
+    }
+    j.EndObject();
+}
+
 }  // namespace mrcctl

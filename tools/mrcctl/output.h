@@ -44,6 +44,37 @@ struct Profile {
     uint32_t target_delay = 0, gamma = 0, max_md = 0, max_wnd = 0, init_wnd = 0;
 };
 
+// One EV (path) of a connection (MRC_CONN_ATTR_EV).
+struct ConnPath {
+    uint32_t index = 0, value = 0;
+    uint8_t plane = 0, state = 0;
+    bool active = false;
+    uint64_t sent = 0, sacked = 0, nacked = 0, timeouts = 0;
+};
+
+// Per-plane summary of a connection (MRC_CONN_ATTR_PLANE).
+struct ConnPlane {
+    uint8_t id = 0;
+    bool up = false;
+    uint32_t n_evs = 0, n_active = 0, n_good = 0, n_bad = 0;
+    uint64_t sent = 0, sacked = 0, nacked = 0, timeouts = 0;
+};
+
+// A connection (MRC_ATTR_CONN); the EVs of all the parts of a dump merged.
+struct Conn {
+    uint32_t qpn = 0, peer_qpn = 0;
+    in6_addr local{}, peer{};
+    uint16_t local_service = 0, peer_service = 0, local_conn_id = 0, peer_conn_id = 0;
+    uint8_t state = 0;
+    uint32_t cwnd = 0, n_evs = 0;
+    uint64_t srtt_ns = 0, retransmits = 0, timeouts = 0, tx_pkts = 0, tx_bytes = 0;
+    uint64_t events_dropped = 0;
+    uint32_t error = 0;    // conn-down event: errno, 0 for a close
+    uint32_t ev_lost = 0;  // path-change event: changes left out
+    std::vector<ConnPlane> planes;
+    std::vector<ConnPath> paths;
+};
+
 // Counter name -> value, in kernel attribute order.
 using Stats = std::vector<std::pair<std::string, uint64_t>>;
 
@@ -78,5 +109,15 @@ void JsonPlane(JsonWriter& j, const Plane& p);
 void JsonRoute(JsonWriter& j, const Route& r);
 void JsonProfile(JsonWriter& j, const Profile& p);
 void JsonStats(JsonWriter& j, const Stats& s);
+
+// conn show: one line per connection (+ one per plane); path show: a table
+// of the EVs of each connection.
+void PrintConn(std::ostream& os, const Conn& c);
+void PrintConnPaths(std::ostream& os, const Conn& c);
+void JsonConn(JsonWriter& j, const Conn& c, bool with_paths);
+
+// monitor: a connection event ("conn-up", "conn-down", "path-change").
+void PrintConnEvent(std::ostream& os, std::string_view event, const Conn& c);
+void JsonConnEvent(JsonWriter& j, std::string_view event, const Conn& c);
 
 }  // namespace mrcctl

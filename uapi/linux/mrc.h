@@ -145,6 +145,10 @@ enum mrc_cmd {
 	MRC_CMD_ROUTE_ADD_NTF,
 	MRC_CMD_ROUTE_DEL_NTF,
 	MRC_CMD_ROUTE_CHANGE_NTF,
+	MRC_CMD_CONN_GET,
+	MRC_CMD_CONN_UP_NTF,
+	MRC_CMD_CONN_DOWN_NTF,
+	MRC_CMD_PATH_CHANGE_NTF,
 
 	/* private: */
 	__MRC_CMD_CNT,
@@ -171,6 +175,9 @@ enum mrc_cmd {
  * @MRC_ATTR_PROFILE_EV: nested enum mrc_ev_attr
  * @MRC_ATTR_PROFILE_CC: nested enum mrc_cc_attr
  * @MRC_ATTR_STATS: nested enum mrc_stats_attr
+ * @MRC_ATTR_CONN_QPN: u32, MRC_CMD_CONN_GET request: only the connection
+ *	with this local QPN
+ * @MRC_ATTR_CONN: nested enum mrc_conn_attr, MRC_CMD_CONN_GET replies
  */
 enum mrc_attr {
 	MRC_ATTR_UNSPEC,
@@ -190,6 +197,8 @@ enum mrc_attr {
 	MRC_ATTR_PROFILE_EV,
 	MRC_ATTR_PROFILE_CC,
 	MRC_ATTR_STATS,
+	MRC_ATTR_CONN_QPN,
+	MRC_ATTR_CONN,
 
 	/* private: */
 	__MRC_ATTR_CNT,
@@ -330,6 +339,148 @@ enum mrc_stats_attr {
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
 	MRC_STATS_ATTR_MAX = __MRC_STATS_ATTR_CNT - 1,
+};
+
+/**
+ * enum mrc_path_state - state of an EV (entropy value = path) in
+ *	MRC_CONN_EV_ATTR_STATE
+ * @MRC_PATH_GOOD: usable
+ * @MRC_PATH_SKIP: congested, passed over for a few rotations
+ * @MRC_PATH_ASSUMED_BAD: silent loss (timeout), out of the rotation until
+ *	a probe on it is answered
+ * @MRC_PATH_DENIED: administratively excluded
+ */
+enum mrc_path_state {
+	MRC_PATH_GOOD		= 0,
+	MRC_PATH_SKIP		= 1,
+	MRC_PATH_ASSUMED_BAD	= 2,
+	MRC_PATH_DENIED		= 3,
+};
+
+/**
+ * enum mrc_conn_attr - one connection (inside MRC_ATTR_CONN)
+ *
+ * A connection with many EVs is dumped as several messages, each with the
+ * same connection attributes and the next run of MRC_CONN_ATTR_EV entries
+ * (in index order); the plane summaries come with the first one.
+ * @MRC_CONN_ATTR_PAD: padding
+ * @MRC_CONN_ATTR_QPN: u32, local QPN
+ * @MRC_CONN_ATTR_PEER_QPN: u32, the peer's QPN
+ * @MRC_CONN_ATTR_LOCAL_ADDR: binary (16 bytes), local IPv6 address
+ * @MRC_CONN_ATTR_PEER_ADDR: binary (16 bytes), the peer's IPv6 address
+ * @MRC_CONN_ATTR_LOCAL_SERVICE: u16, local service id
+ * @MRC_CONN_ATTR_PEER_SERVICE: u16, the peer's service id
+ * @MRC_CONN_ATTR_LOCAL_CONN_ID: u16, local connection id
+ * @MRC_CONN_ATTR_PEER_CONN_ID: u16, the peer's connection id
+ * @MRC_CONN_ATTR_STATE: u8, enum mrc_info_state
+ * @MRC_CONN_ATTR_CWND: u32, congestion window, bytes
+ * @MRC_CONN_ATTR_SRTT_NS: u64, smoothed RTT
+ * @MRC_CONN_ATTR_RETRANSMITS: u64, retransmitted data packets
+ * @MRC_CONN_ATTR_TIMEOUTS: u64, retransmit timeouts
+ * @MRC_CONN_ATTR_TX_PKTS: u64, data packets sent (retransmissions included)
+ * @MRC_CONN_ATTR_TX_BYTES: u64, payload bytes sent
+ * @MRC_CONN_ATTR_EVENTS_DROPPED: u64, engine events lost to a full queue
+ * @MRC_CONN_ATTR_N_EVS: u32, EVs of the connection
+ * @MRC_CONN_ATTR_PLANE: nested enum mrc_conn_plane_attr, repeated
+ * @MRC_CONN_ATTR_EV: nested enum mrc_conn_ev_attr, repeated
+ * @MRC_CONN_ATTR_ERROR: u32, MRC_CMD_CONN_DOWN_NTF: positive errno the
+ *	connection failed with (ETIMEDOUT, ECONNRESET), 0 for a close
+ * @MRC_CONN_ATTR_EV_LOST: u32, MRC_CMD_PATH_CHANGE_NTF: EV changes of the
+ *	same engine input left out of the message (over its capacity)
+ */
+enum mrc_conn_attr {
+	MRC_CONN_ATTR_UNSPEC,
+	MRC_CONN_ATTR_PAD,
+	MRC_CONN_ATTR_QPN,
+	MRC_CONN_ATTR_PEER_QPN,
+	MRC_CONN_ATTR_LOCAL_ADDR,
+	MRC_CONN_ATTR_PEER_ADDR,
+	MRC_CONN_ATTR_LOCAL_SERVICE,
+	MRC_CONN_ATTR_PEER_SERVICE,
+	MRC_CONN_ATTR_LOCAL_CONN_ID,
+	MRC_CONN_ATTR_PEER_CONN_ID,
+	MRC_CONN_ATTR_STATE,
+	MRC_CONN_ATTR_CWND,
+	MRC_CONN_ATTR_SRTT_NS,
+	MRC_CONN_ATTR_RETRANSMITS,
+	MRC_CONN_ATTR_TIMEOUTS,
+	MRC_CONN_ATTR_TX_PKTS,
+	MRC_CONN_ATTR_TX_BYTES,
+	MRC_CONN_ATTR_EVENTS_DROPPED,
+	MRC_CONN_ATTR_N_EVS,
+	MRC_CONN_ATTR_PLANE,
+	MRC_CONN_ATTR_EV,
+	MRC_CONN_ATTR_ERROR,
+	MRC_CONN_ATTR_EV_LOST,
+
+	/* private: */
+	__MRC_CONN_ATTR_CNT,
+	MRC_CONN_ATTR_MAX = __MRC_CONN_ATTR_CNT - 1,
+};
+
+/**
+ * enum mrc_conn_ev_attr - one EV of a connection (inside MRC_CONN_ATTR_EV)
+ * @MRC_CONN_EV_ATTR_PAD: padding
+ * @MRC_CONN_EV_ATTR_INDEX: u32, index in the connection's EV set
+ * @MRC_CONN_EV_ATTR_VALUE: u32, the entropy value
+ * @MRC_CONN_EV_ATTR_PLANE: u8, plane
+ * @MRC_CONN_EV_ATTR_STATE: u8, enum mrc_path_state
+ * @MRC_CONN_EV_ATTR_ACTIVE: u8 0/1, in the active rotation
+ * @MRC_CONN_EV_ATTR_SENT: u64, data packets sent on it
+ * @MRC_CONN_EV_ATTR_SACKED: u64, SACKs that echoed it
+ * @MRC_CONN_EV_ATTR_NACKED: u64, NACKs that echoed it
+ * @MRC_CONN_EV_ATTR_TIMEOUTS: u64, packets sent on it that timed out
+ */
+enum mrc_conn_ev_attr {
+	MRC_CONN_EV_ATTR_UNSPEC,
+	MRC_CONN_EV_ATTR_PAD,
+	MRC_CONN_EV_ATTR_INDEX,
+	MRC_CONN_EV_ATTR_VALUE,
+	MRC_CONN_EV_ATTR_PLANE,
+	MRC_CONN_EV_ATTR_STATE,
+	MRC_CONN_EV_ATTR_ACTIVE,
+	MRC_CONN_EV_ATTR_SENT,
+	MRC_CONN_EV_ATTR_SACKED,
+	MRC_CONN_EV_ATTR_NACKED,
+	MRC_CONN_EV_ATTR_TIMEOUTS,
+
+	/* private: */
+	__MRC_CONN_EV_ATTR_CNT,
+	MRC_CONN_EV_ATTR_MAX = __MRC_CONN_EV_ATTR_CNT - 1,
+};
+
+/**
+ * enum mrc_conn_plane_attr - one plane of a connection (inside
+ *	MRC_CONN_ATTR_PLANE); counters summed over the plane's EVs
+ * @MRC_CONN_PLANE_ATTR_PAD: padding
+ * @MRC_CONN_PLANE_ATTR_ID: u8, plane index of the connection
+ * @MRC_CONN_PLANE_ATTR_UP: u8 0/1, port up
+ * @MRC_CONN_PLANE_ATTR_N_EVS: u32, EVs of the plane
+ * @MRC_CONN_PLANE_ATTR_N_ACTIVE: u32, of these in the active rotation
+ * @MRC_CONN_PLANE_ATTR_N_GOOD: u32, of these GOOD
+ * @MRC_CONN_PLANE_ATTR_N_BAD: u32, of these ASSUMED_BAD
+ * @MRC_CONN_PLANE_ATTR_SENT: u64
+ * @MRC_CONN_PLANE_ATTR_SACKED: u64
+ * @MRC_CONN_PLANE_ATTR_NACKED: u64
+ * @MRC_CONN_PLANE_ATTR_TIMEOUTS: u64
+ */
+enum mrc_conn_plane_attr {
+	MRC_CONN_PLANE_ATTR_UNSPEC,
+	MRC_CONN_PLANE_ATTR_PAD,
+	MRC_CONN_PLANE_ATTR_ID,
+	MRC_CONN_PLANE_ATTR_UP,
+	MRC_CONN_PLANE_ATTR_N_EVS,
+	MRC_CONN_PLANE_ATTR_N_ACTIVE,
+	MRC_CONN_PLANE_ATTR_N_GOOD,
+	MRC_CONN_PLANE_ATTR_N_BAD,
+	MRC_CONN_PLANE_ATTR_SENT,
+	MRC_CONN_PLANE_ATTR_SACKED,
+	MRC_CONN_PLANE_ATTR_NACKED,
+	MRC_CONN_PLANE_ATTR_TIMEOUTS,
+
+	/* private: */
+	__MRC_CONN_PLANE_ATTR_CNT,
+	MRC_CONN_PLANE_ATTR_MAX = __MRC_CONN_PLANE_ATTR_CNT - 1,
 };
 
 /*

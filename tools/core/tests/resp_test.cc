@@ -285,6 +285,26 @@ TEST_F(RespTest, CoalescingByCountBytesAndDelay) {
     EXPECT_EQ(poll(1).size(), 1u);
 }
 
+TEST_F(RespTest, FlushAcksEmitsHeldBackSacksAtOnce) {
+    create();
+    // Nothing owed: a flush emits nothing.
+    mrc_conn_flush_acks(c_);
+    EXPECT_TRUE(poll(0).empty());
+    // One packet, held back by coalescing (every 4 packets or 20 us).
+    EXPECT_EQ(rx(1, only(0, 0)), MRC_RX_PLACE_NEW);
+    EXPECT_TRUE(poll(1).empty());
+    EXPECT_NE(mrc_conn_next_deadline(c_), MRC_NO_DEADLINE);
+    mrc_conn_flush_acks(c_);
+    auto t = poll(1);
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].kind, MRC_TX_SACK);
+    EXPECT_EQ(t[0].pkt.sack.cack_psn, 0u);
+    EXPECT_EQ(mrc_conn_next_deadline(c_), MRC_NO_DEADLINE);
+    // Once sent, a second flush has nothing left.
+    mrc_conn_flush_acks(c_);
+    EXPECT_TRUE(poll(1).empty());
+}
+
 TEST_F(RespTest, RetransmissionTriggersSack) {
     create();
     mrc_pkt p = only(1, 1);

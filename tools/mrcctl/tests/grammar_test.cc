@@ -171,5 +171,25 @@ TEST(Values, Names) {
     EXPECT_EQ(EncapName(200), "unknown");
 }
 
+TEST(Grammar, ConnAndPathShow) {
+    Command c = Parse({"-j", "conn", "show"});
+    EXPECT_EQ(c.object, Object::kConn);
+    EXPECT_EQ(c.verb, Verb::kShow);
+    EXPECT_TRUE(c.json);
+    EXPECT_FALSE(c.qpn);
+    EXPECT_EQ(CommandName(c), "conn show");
+    c = Parse({"path", "show", "qpn", "0x1234"});
+    EXPECT_EQ(c.object, Object::kPath);
+    EXPECT_EQ(c.qpn.value(), 0x1234u);
+    EXPECT_EQ(CommandName(c), "path show");
+    c = Parse({"conn", "qpn", "17"});  // "show" is the default verb
+    EXPECT_EQ(c.qpn.value(), 17u);
+    EXPECT_THROW(Parse({"conn", "show", "qpn"}), UsageError);
+    EXPECT_THROW(Parse({"conn", "show", "qpn", "x"}), UsageError);
+    EXPECT_THROW(Parse({"conn", "show", "qpn", "1", "qpn", "2"}), UsageError);
+    EXPECT_THROW(Parse({"path", "show", "id", "1"}), UsageError);
+    EXPECT_THROW(Parse({"conn", "add"}), UsageError);
+}
+
 }  // namespace
 }  // namespace mrcctl

@@ -81,5 +81,103 @@ TEST(Output, ProfileAndStats) {
     EXPECT_EQ(js.str(), R"({"planes":2,"routes":0})");
 }
 
+Conn SampleConn() {
+    Conn c;
+    c.qpn = 4660;
+    c.peer_qpn = 22136;
+    c.local = ParseAddr("fd00::1", "t");
+    c.peer = ParseAddr("fd00::2", "t");
+    c.local_service = 7000;
+    c.peer_service = 7001;
+    c.local_conn_id = 5;
+    c.peer_conn_id = 6;
+    c.state = MRC_INFO_ESTABLISHED;
+    c.cwnd = 65536;
+    c.srtt_ns = 1000;
+    c.tx_pkts = 10;
+    c.tx_bytes = 8000;
+    c.retransmits = 2;
+    c.timeouts = 1;
+    c.n_evs = 2;
+    c.planes.push_back(ConnPlane{0, true, 2, 2, 1, 1, 10, 8, 0, 1});
+    c.paths.push_back(ConnPath{0, 0x100, 0, MRC_PATH_GOOD, true, 6, 6, 0, 0});
+    c.paths.push_back(ConnPath{1, 0x200, 0, MRC_PATH_ASSUMED_BAD, false, 4, 2, 0, 1});
+    return c;
+}
+
+TEST(Output, ConnText) {
+    std::ostringstream os;
+    PrintConn(os, SampleConn());
+    EXPECT_EQ(os.str(),
+              "conn qpn 4660 peer-qpn 22136 local [fd00::1]:7000 peer [fd00::2]:7001 id 5 "
+              "peer-id 6 state established cwnd 65536 srtt-ns 1000 tx-pkts 10 tx-bytes 8000 "
+              "retransmits 2 timeouts 1 evs 2\n"
+              "  plane 0 up evs 2 active 2 good 1 bad 1 sent 10 sacked 8 nacked 0 timeouts 1\n");
+}
+
+TEST(Output, PathTable) {
+    std::ostringstream os;
+    PrintConnPaths(os, SampleConn());
+    const std::string s = os.str();
+    EXPECT_EQ(s.substr(0, s.find('\n')), "conn qpn 4660 state established evs 2");
+    EXPECT_NE(s.find("      1  0x00000200      0  assumed_bad  no              4             2"
+                     "             0             1\n"),
+              std::string::npos)
+        << s;
+}
+
+TEST(Output, ConnJson) {
+    std::ostringstream os;
+    JsonWriter j(os);
+    JsonConn(j, SampleConn(), false);
+    EXPECT_EQ(os.str(),
+              R"({"qpn":4660,"peer_qpn":22136,"local":"fd00::1","local_service":7000,)"
+              R"("peer":"fd00::2","peer_service":7001,"conn_id":5,"peer_conn_id":6,)"
+              R"("state":"established","cwnd":65536,"srtt_ns":1000,"tx_pkts":10,)"
+              R"("tx_bytes":8000,"retransmits":2,"timeouts":1,"events_dropped":0,"n_evs":2,)"
+              R"("planes":[{"id":0,"up":true,"evs":2,"active":2,"good":1,"bad":1,"sent":10,)"
+              R"("sacked":8,"nacked":0,"timeouts":1}]})");
+    std::ostringstream ps;
+    JsonWriter k(ps);
+    JsonConn(k, SampleConn(), true);
+    EXPECT_NE(ps.str().find(R"("paths":[{"index":0,"ev":256,"plane":0,"state":"good",)"
+                            R"("active":true,"sent":6,"sacked":6,"nacked":0,"timeouts":0},)"
+                            R"({"index":1,"ev":512,"plane":0,"state":"assumed_bad",)"
+                            R"("active":false,"sent":4,"sacked":2,"nacked":0,"timeouts":1}]})"),
+              std::string::npos)
+        << ps.str();
+}
+
+TEST(Output, StateNames) {
+    EXPECT_EQ(ConnStateName(MRC_INFO_FAILED), "failed");
+    EXPECT_EQ(ConnStateName(200), "unknown");
+    EXPECT_EQ(PathStateName(MRC_PATH_DENIED), "denied");
+    EXPECT_EQ(PathStateName(9), "unknown");
+}
+
+TEST(Output, ConnEvents) {
+    Conn c = SampleConn();
+    c.error = 110;
+    std::ostringstream os;
+    PrintConnEvent(os, "conn-down", c);
+    EXPECT_EQ(os.str().substr(0, os.str().find(" ev ")),
+              "[conn-down] qpn 4660 peer-qpn 22136 local [fd00::1]:7000 peer [fd00::2]:7001 id 5 "
+              "peer-id 6 state established error 110");
+    std::ostringstream js;
+    JsonWriter j(js);
+    c.paths.resize(1);
+    c.ev_lost = 3;
+    JsonConnEvent(j, "path-change", c);
+    EXPECT_EQ(js.str(), R"({"event":"path-change","qpn":4660,"peer_qpn":22136,"local":"fd00::1",)"
+                        R"("local_service":7000,"peer":"fd00::2","peer_service":7001,"conn_id":5,)"
+                        R"("peer_conn_id":6,"state":"established","paths":[{"index":0,"ev":256,)"
+                        R"("plane":0,"state":"good","active":true}],"lost":3})");
+    std::ostringstream up;
+    JsonWriter k(up);
+    JsonConnEvent(k, "conn-up", c);
+    EXPECT_EQ(up.str().find("error"), std::string::npos);
+    EXPECT_EQ(up.str().find("paths"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mrcctl
