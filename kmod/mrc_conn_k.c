@@ -42,12 +42,9 @@
 /* Timeouts without progress before failing: 16 per PSN of the window. */
 #define MRC_K_RETRY	(16 * MRC_K_MPR)
 #define MRC_K_MTU_CAP	8192	/* payload per packet, loopback included */
-/*
- * Window ceiling of the default profile. A software path (veth, loopback)
- * drops at the netdev backlog (1,000 packets per CPU) long before a
- * 100 Gbit/s BDP is in flight; 256 KiB each way stays well below it.
- */
-#define MRC_K_MAX_WND	(256 << 10)
+/* A timer this late means the host stalled; grace before timeouts count. */
+#define MRC_K_STALL_NS		(2 * NSEC_PER_MSEC)
+#define MRC_K_STALL_GRACE_NS	(1 * NSEC_PER_MSEC)
 /*
  * Informational event queue: one timer expiry can time out a whole window
  * (MPR packets) and demote EVs on top; a drain empties the queue after
@@ -257,7 +254,7 @@ static void mrc_arm(struct mrc_sock *ms, u64 when)
 int mrc_conn_start(struct mrc_sock *ms, u64 now)
 {
 	struct mrc_conn_cfg cfg;
-	u32 evs = ms->opts.ev_count ?: MRC_EV_COUNT_DEFAULT;
+	u32 evs = mrc_profile_ev_count(ms);
 	int rc;
 
 	mrc_conn_cfg_init(&cfg, 1);
@@ -279,11 +276,10 @@ int mrc_conn_start(struct mrc_sock *ms, u64 now)
 	cfg.seed = get_random_u64();
 	cfg.event_mask = MRC_K_EVENTS | MRC_TEL_EVENTS;
 	cfg.event_queue_len = MRC_K_EVQ;
-	cfg.cc.max_wnd_bytes = MRC_K_MAX_WND;
-	if (ms->opts.cc_profile == 1)
-		cfg.cc_algo = MRC_CC_FIXED;
 	/* Configured route: its planes share the EVs. */
 	mrc_mp_engine_cfg(ms->mp, &cfg, evs);
+	/* The EV and congestion-control profiles (MRC_PROFILE). */
+	mrc_profile_apply(ms, &cfg);
 
 	ms->txm = kcalloc(MRC_K_MSGS, sizeof(*ms->txm), GFP_ATOMIC);
 	ms->rxm = kcalloc(MRC_K_MSGS, sizeof(*ms->rxm), GFP_ATOMIC);
@@ -621,6 +617,30 @@ void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 		mrc_conn_wake(&ms->sk);
 }
 
+/*
+ * A timer that fires long after its expiry means this host did not run
+ * (a busy or virtualised CPU): the acknowledgements that would have
+ * cancelled the deadlines may be sitting unprocessed in a receive queue.
+ * Declaring the packets lost now would turn the host's stall into path
+ * failures (EVs ASSUMED_BAD, spurious retransmissions). Give the receive
+ * path one grace period first; the deadline after it is final.
+ */
+static bool mrc_timer_stalled(struct mrc_sock *ms, struct hrtimer *t, u64 now)
+{
+	u64 expiry = ktime_to_ns(hrtimer_get_expires(t));
+
+	if (ms->timer_stall_deferred || now < expiry ||
+	    now - expiry < MRC_K_STALL_NS) {
+		ms->timer_stall_deferred = false;
+		return false;
+	}
+	ms->timer_stall_deferred = true;
+	mrc_net_count(mrc_net(sock_net(&ms->sk)), MRC_CNT_TIMER_STALLS);
+	hrtimer_start(&ms->timer, ns_to_ktime(now + MRC_K_STALL_GRACE_NS),
+		      HRTIMER_MODE_ABS_SOFT);
+	return true;
+}
+
 static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
 {
 	struct mrc_sock *ms = container_of(t, struct mrc_sock, timer);
@@ -653,6 +673,8 @@ static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
 		mrc_arm(ms, ms->hs_deadline);
 		break;
 	case MRC_ST_ESTABLISHED:
+		if (mrc_timer_stalled(ms, t, now))
+			break;
 		mrc_conn_on_timer(ms->conn, now);
 		mrc_conn_drain(ms, now, &q);
 		break;
@@ -810,7 +832,7 @@ static void mrc_rx_nack_nores(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	n.nack.src_conn = ms->local_conn_id;
 	n.nack.dst_conn = ms->peer_conn_id;
 	n.nack.nack_psn = pkt->bth.psn;
-	n.nack.cc_type = (ms->opts.cc_profile == 1 ? MRC_CC_FIXED : MRC_CC_NSCC) & 0xf;
+	n.nack.cc_type = ms->cc_algo & 0xf;
 	n.nack.mpr = MRC_K_MPR / MRC_MPR_UNIT;
 	skb = mrc_build_pkt(ms, &n, ev, NULL, 0);
 	if (skb)
@@ -1171,7 +1193,15 @@ static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
 	struct mrc_sock *ms;
 
 	ms = mrc_qpn_lookup(mn, c->dst_qpn);
-	if (!ms || !ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr) ||
+	if (!ms) {
+		/*
+		 * Both ends close: the peer's CLOSE may arrive after ours
+		 * released the connection. Nothing to match, nothing wrong.
+		 */
+		mrc_net_count(mn, MRC_CNT_RX_STALE);
+		return;
+	}
+	if (!ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr) ||
 	    !refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
 		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
 		return;

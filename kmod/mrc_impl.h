@@ -146,7 +146,8 @@
  * @MRC_CNT_RX_WRONG_SRC:  dropped: source address is not the peer's
  * @MRC_CNT_RX_NOT_READY:  dropped: connection not established (yet/any more)
  * @MRC_CNT_RX_STALE:      ignored by the engine: wrong connection id, old
- *                         PSN, unknown EV
+ *                         PSN, unknown EV; or a CLOSE for a connection that
+ *                         is already gone (both ends closed)
  * @MRC_CNT_RX_PROTO:      rejected by the engine as a protocol violation
  * @MRC_CNT_RX_OOW:        data outside the receive window
  * @MRC_CNT_RX_DUP:        duplicate data (re-acknowledged, not re-placed)
@@ -172,6 +173,14 @@
  * @MRC_CNT_CONN_FAILED:   established connections that failed (engine
  *                         error, peer reset)
  * @MRC_CNT_CONN_CLOSED:   connections torn down (any reason)
+ * @MRC_CNT_RX_BAD_SRH:    dropped: a routing header in front of UDP that is
+ *                         not a valid segment routing header for its final
+ *                         destination (type, length, segments left,
+ *                         segment list, TLVs); last so that the counters
+ *                         before it keep their numbers
+ * @MRC_CNT_TIMER_STALLS:  connection timers that fired so late (the host
+ *                         did not run) that their timeouts got a grace
+ *                         period for pending acknowledgements
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -213,6 +222,9 @@ enum mrc_net_counter {
 	MRC_CNT_CONN_TIMEDOUT,
 	MRC_CNT_CONN_FAILED,
 	MRC_CNT_CONN_CLOSED,
+	/* receive path, added later: numbers above stay as they were */
+	MRC_CNT_RX_BAD_SRH,
+	MRC_CNT_TIMER_STALLS,
 	__MRC_CNT_MAX,
 };
 
@@ -310,7 +322,7 @@ int mrc_mb_to_iter(const struct mrc_msgbuf *mb, u32 len, struct iov_iter *to);
 /**
  * struct mrc_sock_opts - SOL_MRC options (inherited by accepted sockets)
  * @ev_count:      EVs per connection (0: the EV profile's)
- * @cc_profile:    congestion-control profile id (enum mrc_cc_algo)
+ * @cc_profile:    congestion-control profile id (0: default)
  * @ev_profile:    EV profile id (0: default)
  * @plane_mask:    planes the connection may use (0: all)
  */
@@ -401,6 +413,7 @@ struct mrc_mp {
  * @mtu:        payload bytes per data packet of this connection
  * @conn:       the protocol engine (established only)
  * @timer:      the connection's only timer (handshake, engine deadline)
+ * @timer_stall_deferred: the current expiry was late and got a grace period
  * @hs_tries:   connect/close requests sent so far
  * @hs_deadline: handshake timer deadline (ns, CLOCK_MONOTONIC)
  * @tx_cap:     size of @txm (engine tx_max_msgs)
@@ -419,6 +432,7 @@ struct mrc_mp {
  * @accept_node: child: link in the listener's @accept_q
  * @parent:     child: the listener, while queued
  * @opts:       SOL_MRC options
+ * @cc_algo:    enum mrc_cc_algo the engine runs (from the CC profile)
  * @destroy_work: tears a lingering (closed) connection down
  * @plane_pkts: packets sent per plane
  * @plane_bytes: bytes (MRC packet, BTH to ICRC) sent per plane
@@ -460,6 +474,7 @@ struct mrc_sock {
 	u32 mtu;
 	struct mrc_conn *conn;
 	struct hrtimer timer;
+	bool timer_stall_deferred;
 	u8 hs_tries;
 	u64 hs_deadline;
 	u16 tx_cap;
@@ -478,6 +493,7 @@ struct mrc_sock {
 	struct list_head accept_node;
 	struct sock *parent;
 	struct mrc_sock_opts opts;
+	u8 cc_algo;
 	struct work_struct destroy_work;
 	u64 plane_pkts[MRC_INFO_PLANES];
 	u64 plane_bytes[MRC_INFO_PLANES];
@@ -513,6 +529,9 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 			      u32 ev, const struct mrc_msgbuf *mb, u32 off);
 void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 		    struct sk_buff_head *q);
+bool mrc_profile_exists(const struct net *net, u32 id);
+u32 mrc_profile_ev_count(const struct mrc_sock *ms);
+void mrc_profile_apply(struct mrc_sock *ms, struct mrc_conn_cfg *cfg);
 int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp);
 void mrc_mp_free(struct mrc_mp *mp);
 void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,

@@ -51,6 +51,8 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_CONN_TIMEDOUT]	= "ConnectTimeouts",
 	[MRC_CNT_CONN_FAILED]	= "ConnFailed",
 	[MRC_CNT_CONN_CLOSED]	= "ConnClosed",
+	[MRC_CNT_RX_BAD_SRH]	= "RxBadSrh",
+	[MRC_CNT_TIMER_STALLS]	= "TimerStalls",
 };
 
 /**

@@ -5,11 +5,13 @@
  *
  * Every command has its own policy listing exactly the attributes it
  * accepts; with .resv_start_op 0 every command is validated strictly, so an
- * attribute a command does not take, an unknown attribute, a wrong length,
- * a value out of range or a nest without NLA_F_NESTED is refused by the
- * generic netlink core before the handler runs. Handlers then check what a
- * policy cannot express (required attributes, consistency) and report every
- * refusal through extack. Writes need CAP_NET_ADMIN in the user namespace
+ * attribute a command does not take, an unknown attribute, an integer of
+ * the wrong size or a nest without NLA_F_NESTED is refused by the generic
+ * netlink core. Values (ranges, address lengths) are checked by
+ * mrc_nl_check() before any handler runs, refused with EINVAL and a message
+ * naming the attribute. Handlers then check what neither can express
+ * (required attributes, consistency) and report every refusal through
+ * extack. Writes need CAP_NET_ADMIN in the user namespace
  * owning the network namespace (GENL_UNS_ADMIN_PERM). Everything acts on
  * the namespace of the requesting socket.
  *
@@ -38,84 +40,88 @@ static bool mrc_nl_ready;
 /* Policies                                                           */
 /* ------------------------------------------------------------------ */
 
-#define MRC_POL_IN6		NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr))
+/*
+ * The policies check types, lengths of integers, nesting and which
+ * attributes a command takes; values and address lengths are checked by
+ * mrc_nl_check() below. The ranges are not in the policies because the
+ * 6.1 core refuses a value outside a policy range with ERANGE ("integer out
+ * of range", "binary attribute size out of range"), and mrc refuses every
+ * hostile attribute with EINVAL and a message naming it.
+ */
+#define MRC_POL_U8		{ .type = NLA_U8 }
+#define MRC_POL_U32		{ .type = NLA_U32 }
+#define MRC_POL_IN6		{ .type = NLA_BINARY }	/* 16 bytes: mrc_nl_check() */
 
 static const struct nla_policy mrc_seg_policy[MRC_SEG_ATTR_MAX + 1] = {
 	[MRC_SEG_ATTR_SID]		= MRC_POL_IN6,
 };
 
 static const struct nla_policy mrc_path_policy[MRC_PATH_ATTR_MAX + 1] = {
-	[MRC_PATH_ATTR_PLANE]		= NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX),
+	[MRC_PATH_ATTR_PLANE]		= MRC_POL_U32,
 	[MRC_PATH_ATTR_SEGS]		= NLA_POLICY_NESTED(mrc_seg_policy),
 	[MRC_PATH_ATTR_USID]		= MRC_POL_IN6,
 };
 
 static const struct nla_policy mrc_ev_policy[MRC_EV_ATTR_MAX + 1] = {
-	[MRC_EV_ATTR_COUNT]		= NLA_POLICY_RANGE(NLA_U32, MRC_EV_COUNT_MIN,
-							   MRC_EV_COUNT_MAX),
-	[MRC_EV_ATTR_ACTIVE_PER_PLANE]	= NLA_POLICY_MAX(NLA_U32, MRC_EV_COUNT_MAX),
-	[MRC_EV_ATTR_MIN_ACTIVE]	= NLA_POLICY_MAX(NLA_U32, MRC_EV_COUNT_MAX),
+	[MRC_EV_ATTR_COUNT]		= MRC_POL_U32,
+	[MRC_EV_ATTR_ACTIVE_PER_PLANE]	= MRC_POL_U32,
+	[MRC_EV_ATTR_MIN_ACTIVE]	= MRC_POL_U32,
 };
 
 static const struct nla_policy mrc_cc_policy[MRC_CC_ATTR_MAX + 1] = {
-	[MRC_CC_ATTR_ALGO]		= NLA_POLICY_MAX(NLA_U8, MRC_CC_ALGO_MAX),
-	[MRC_CC_ATTR_TARGET_DELAY_PM]	= NLA_POLICY_RANGE(NLA_U32, 1, 10000),
-	[MRC_CC_ATTR_GAMMA_PM]		= NLA_POLICY_RANGE(NLA_U32, 1, 1000),
-	[MRC_CC_ATTR_MAX_MD_PM]		= NLA_POLICY_RANGE(NLA_U32, 1, 1000),
-	[MRC_CC_ATTR_MAX_WND_PM]	= NLA_POLICY_RANGE(NLA_U32, 100, 10000),
-	[MRC_CC_ATTR_INIT_WND_PM]	= NLA_POLICY_RANGE(NLA_U32, 100, 10000),
+	[MRC_CC_ATTR_ALGO]		= MRC_POL_U8,
+	[MRC_CC_ATTR_TARGET_DELAY_PM]	= MRC_POL_U32,
+	[MRC_CC_ATTR_GAMMA_PM]		= MRC_POL_U32,
+	[MRC_CC_ATTR_MAX_MD_PM]		= MRC_POL_U32,
+	[MRC_CC_ATTR_MAX_WND_PM]	= MRC_POL_U32,
+	[MRC_CC_ATTR_INIT_WND_PM]	= MRC_POL_U32,
 };
 
-#define MRC_POL_PLANE_ID	NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX)
-#define MRC_POL_IFINDEX		NLA_POLICY_MIN(NLA_U32, 1)
 #define MRC_POL_IFNAME		{ .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 }
-#define MRC_POL_ADMIN_UP	NLA_POLICY_MAX(NLA_U8, 1)
-#define MRC_POL_DST_LEN		NLA_POLICY_MAX(NLA_U8, 128)
-#define MRC_POL_PROFILE_ID	NLA_POLICY_MAX(NLA_U32, MRC_PROFILE_ID_MAX)
 
 static const struct nla_policy mrc_plane_get_policy[MRC_ATTR_MAX + 1] = {
-	[MRC_ATTR_PLANE_ID]	= MRC_POL_PLANE_ID,
+	[MRC_ATTR_PLANE_ID]	= MRC_POL_U32,
 };
 
 /* PLANE_ADD and PLANE_SET take the same attributes. */
 static const struct nla_policy mrc_plane_add_policy[MRC_ATTR_MAX + 1] = {
-	[MRC_ATTR_PLANE_ID]	= MRC_POL_PLANE_ID,
-	[MRC_ATTR_IFINDEX]	= MRC_POL_IFINDEX,
+	[MRC_ATTR_PLANE_ID]	= MRC_POL_U32,
+	[MRC_ATTR_IFINDEX]	= MRC_POL_U32,
 	[MRC_ATTR_IFNAME]	= MRC_POL_IFNAME,
 	[MRC_ATTR_SADDR]	= MRC_POL_IN6,
-	[MRC_ATTR_ADMIN_UP]	= MRC_POL_ADMIN_UP,
+	[MRC_ATTR_ADMIN_UP]	= MRC_POL_U8,
 };
 
 static const struct nla_policy mrc_plane_del_policy[MRC_ATTR_MAX + 1] = {
-	[MRC_ATTR_PLANE_ID]	= MRC_POL_PLANE_ID,
+	[MRC_ATTR_PLANE_ID]	= MRC_POL_U32,
 };
 
 /* ROUTE_GET and ROUTE_DEL take the same attributes. */
 static const struct nla_policy mrc_route_get_policy[MRC_ATTR_MAX + 1] = {
 	[MRC_ATTR_DST]		= MRC_POL_IN6,
-	[MRC_ATTR_DST_LEN]	= MRC_POL_DST_LEN,
+	[MRC_ATTR_DST_LEN]	= MRC_POL_U8,
 };
 
 static const struct nla_policy mrc_route_add_policy[MRC_ATTR_MAX + 1] = {
 	[MRC_ATTR_DST]		= MRC_POL_IN6,
-	[MRC_ATTR_DST_LEN]	= MRC_POL_DST_LEN,
-	[MRC_ATTR_ENCAP]	= NLA_POLICY_MAX(NLA_U8, MRC_ENCAP_MAX),
+	[MRC_ATTR_DST_LEN]	= MRC_POL_U8,
+	[MRC_ATTR_ENCAP]	= MRC_POL_U8,
 	[MRC_ATTR_PATH]		= NLA_POLICY_NESTED(mrc_path_policy),
 	[MRC_ATTR_REPLACE]	= { .type = NLA_FLAG },
 };
 
 /* PROFILE_GET and PROFILE_DEL take the same attributes. */
 static const struct nla_policy mrc_profile_get_policy[MRC_ATTR_MAX + 1] = {
-	[MRC_ATTR_PROFILE_ID]	= MRC_POL_PROFILE_ID,
+	[MRC_ATTR_PROFILE_ID]	= MRC_POL_U32,
+};
+
+static const struct nla_policy mrc_conn_get_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_CONN_QPN]	= MRC_POL_U32,
 };
 
 /* PROFILE_ADD and PROFILE_SET take the same attributes. */
-static const struct nla_policy mrc_conn_get_policy[MRC_ATTR_MAX + 1] = {
-	[MRC_ATTR_CONN_QPN]	= { .type = NLA_U32 },
-};
-
 static const struct nla_policy mrc_profile_add_policy[MRC_ATTR_MAX + 1] = {
-	[MRC_ATTR_PROFILE_ID]	= MRC_POL_PROFILE_ID,
+	[MRC_ATTR_PROFILE_ID]	= MRC_POL_U32,
 	[MRC_ATTR_PROFILE_EV]	= NLA_POLICY_NESTED(mrc_ev_policy),
 	[MRC_ATTR_PROFILE_CC]	= NLA_POLICY_NESTED(mrc_cc_policy),
 };
@@ -190,6 +196,231 @@ static int mrc_nl_reply(struct genl_info *info, size_t size, mrc_fill_fn fill,
 		return err;
 	}
 	return genlmsg_reply(skb, info);
+}
+
+/* ------------------------------------------------------------------ */
+/* Value checks                                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every value the policies let through is checked here before anything
+ * uses it: by mrc_nl_pre_doit() before every handler and at the start of
+ * every dump, so handlers trust values as they would trust a policy range
+ * (ids index arrays, addresses are copied as 16 bytes). A refusal is EINVAL
+ * with a message naming the attribute (its name in the YAML spec, nested
+ * ones after their set), NLMSGERR_ATTR_OFFS pointing at it (dumps: the
+ * message only, 6.1 puts no offset in NLMSG_DONE) and, like a policy
+ * refusal of the core, NLMSGERR_ATTR_POLICY with the allowed range or
+ * length, written from the mrc_rng_* policies below, which are only ever
+ * reported and never validate anything.
+ *
+ * Not NLA_POLICY_VALIDATE_FN: on 6.1 it is meant for NLA_BINARY only; on
+ * an integer type its function pointer shares a union with the min/max
+ * that a policy dump or an extack policy report reads (WARN in
+ * nla_get_range_unsigned()).
+ */
+static const struct nla_policy mrc_rng_in6 =
+	NLA_POLICY_EXACT_LEN(sizeof(struct in6_addr));
+static const struct nla_policy mrc_rng_plane_id =
+	NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX);
+static const struct nla_policy mrc_rng_ifindex = NLA_POLICY_MIN(NLA_U32, 1);
+static const struct nla_policy mrc_rng_admin_up = NLA_POLICY_MAX(NLA_U8, 1);
+static const struct nla_policy mrc_rng_dst_len = NLA_POLICY_MAX(NLA_U8, 128);
+static const struct nla_policy mrc_rng_encap =
+	NLA_POLICY_MAX(NLA_U8, MRC_ENCAP_MAX);
+static const struct nla_policy mrc_rng_profile_id =
+	NLA_POLICY_MAX(NLA_U32, MRC_PROFILE_ID_MAX);
+static const struct nla_policy mrc_rng_ev_count =
+	NLA_POLICY_RANGE(NLA_U32, MRC_EV_COUNT_MIN, MRC_EV_COUNT_MAX);
+static const struct nla_policy mrc_rng_ev_active =
+	NLA_POLICY_MAX(NLA_U32, MRC_EV_COUNT_MAX);
+static const struct nla_policy mrc_rng_cc_algo =
+	NLA_POLICY_MAX(NLA_U8, MRC_CC_ALGO_MAX);
+static const struct nla_policy mrc_rng_delay_pm = NLA_POLICY_RANGE(NLA_U32, 1, 10000);
+static const struct nla_policy mrc_rng_gain_pm = NLA_POLICY_RANGE(NLA_U32, 1, 1000);
+static const struct nla_policy mrc_rng_wnd_pm = NLA_POLICY_RANGE(NLA_U32, 100, 10000);
+
+/* Whether @nla is within @rng: a u8/u32 value, or a binary's length. */
+static bool mrc_nl_in_range(const struct nlattr *nla, const struct nla_policy *rng)
+{
+	u32 v;
+
+	switch (rng->type) {
+	case NLA_U8:
+		v = nla_get_u8(nla);
+		break;
+	case NLA_U32:
+		v = nla_get_u32(nla);
+		break;
+	default:	/* NLA_BINARY */
+		v = nla_len(nla);
+		break;
+	}
+	if (rng->validation_type != NLA_VALIDATE_MAX && v < rng->min)
+		return false;
+	if (rng->validation_type != NLA_VALIDATE_MIN && v > rng->max)
+		return false;
+	return true;
+}
+
+/*
+ * MRC_NL_CHECK() - check an optional attribute against its range
+ * Evaluates to 0 when @nla is absent or within @rng, else to -EINVAL with
+ * @msg (a literal), @nla and @rng in @extack.
+ */
+#define MRC_NL_CHECK(extack, nla, rng, msg) ({				\
+	const struct nlattr *__a = (nla);				\
+	const struct nla_policy *__r = (rng);				\
+	int __err = 0;							\
+									\
+	if (__a && !mrc_nl_in_range(__a, __r)) {			\
+		NL_SET_ERR_MSG_ATTR_POL(extack, __a, __r, msg);		\
+		__err = -EINVAL;					\
+	}								\
+	__err;								\
+})
+
+static int mrc_nl_check_path(const struct nlattr *nest,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[MRC_PATH_ATTR_MAX + 1];
+	const struct nlattr *sid;
+	int rem, err;
+
+	err = nla_parse_nested(tb, MRC_PATH_ATTR_MAX, nest, mrc_path_policy, extack);
+	if (err)
+		return err;
+	err = MRC_NL_CHECK(extack, tb[MRC_PATH_ATTR_PLANE], &mrc_rng_plane_id,
+			   "path plane out of range") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_PATH_ATTR_USID], &mrc_rng_in6,
+			   "path usid must be 16 bytes");
+	if (err || !tb[MRC_PATH_ATTR_SEGS])
+		return err;
+	nla_for_each_nested(sid, tb[MRC_PATH_ATTR_SEGS], rem) {
+		err = MRC_NL_CHECK(extack, sid, &mrc_rng_in6, "seg sid must be 16 bytes");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int mrc_nl_check_ev(const struct nlattr *nest,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[MRC_EV_ATTR_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, MRC_EV_ATTR_MAX, nest, mrc_ev_policy, extack);
+	return err ?:
+	       MRC_NL_CHECK(extack, tb[MRC_EV_ATTR_COUNT], &mrc_rng_ev_count,
+			    "ev count out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_EV_ATTR_ACTIVE_PER_PLANE],
+			    &mrc_rng_ev_active, "ev active-per-plane out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_EV_ATTR_MIN_ACTIVE], &mrc_rng_ev_active,
+			    "ev min-active out of range");
+}
+
+static int mrc_nl_check_cc(const struct nlattr *nest,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[MRC_CC_ATTR_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, MRC_CC_ATTR_MAX, nest, mrc_cc_policy, extack);
+	return err ?:
+	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_ALGO], &mrc_rng_cc_algo,
+			    "cc algo out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_TARGET_DELAY_PM],
+			    &mrc_rng_delay_pm, "cc target-delay-pm out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_GAMMA_PM], &mrc_rng_gain_pm,
+			    "cc gamma-pm out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_MAX_MD_PM], &mrc_rng_gain_pm,
+			    "cc max-md-pm out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_MAX_WND_PM], &mrc_rng_wnd_pm,
+			    "cc max-wnd-pm out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_INIT_WND_PM], &mrc_rng_wnd_pm,
+			    "cc init-wnd-pm out of range");
+}
+
+/**
+ * mrc_nl_check() - check the values of a request
+ * @op:     the command, as the generic netlink core filled it in
+ * @nlh:    the request (for the repeated MRC_ATTR_PATH)
+ * @tb:     its attributes as parsed by the core, or NULL
+ * @extack: error report
+ *
+ * Return: 0, or -EINVAL with the attribute and its range in @extack.
+ */
+static int mrc_nl_check(const struct genl_ops *op, const struct nlmsghdr *nlh,
+			struct nlattr **tb, struct netlink_ext_ack *extack)
+{
+	const struct nlattr *nla;
+	int rem, err;
+
+	/*
+	 * A command without a policy (STATS_GET) got the core's reject-all
+	 * policy and a tb[] of 2 entries: nothing to check, nothing to read.
+	 */
+	if (!tb || op->maxattr != MRC_ATTR_MAX)
+		return 0;
+	err = MRC_NL_CHECK(extack, tb[MRC_ATTR_PLANE_ID], &mrc_rng_plane_id,
+			   "plane-id out of range") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_IFINDEX], &mrc_rng_ifindex,
+			   "ifindex out of range") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_SADDR], &mrc_rng_in6,
+			   "saddr must be 16 bytes") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_ADMIN_UP], &mrc_rng_admin_up,
+			   "admin-up out of range") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_DST], &mrc_rng_in6,
+			   "dst must be 16 bytes") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_DST_LEN], &mrc_rng_dst_len,
+			   "dst-len out of range") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_ENCAP], &mrc_rng_encap,
+			   "encap out of range") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_PROFILE_ID], &mrc_rng_profile_id,
+			   "profile-id out of range");
+	if (!err && tb[MRC_ATTR_PROFILE_EV])
+		err = mrc_nl_check_ev(tb[MRC_ATTR_PROFILE_EV], extack);
+	if (!err && tb[MRC_ATTR_PROFILE_CC])
+		err = mrc_nl_check_cc(tb[MRC_ATTR_PROFILE_CC], extack);
+	if (err || !tb[MRC_ATTR_PATH])
+		return err;
+	/* Repeated: tb[] holds the last one only. */
+	nlmsg_for_each_attr(nla, nlh, GENL_HDRLEN, rem) {
+		if (nla_type(nla) != MRC_ATTR_PATH)
+			continue;
+		err = mrc_nl_check_path(nla, extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Before every handler (the family's pre_doit). Refusals are counted like
+ * the handlers' own.
+ */
+static int mrc_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+			   struct genl_info *info)
+{
+	return mrc_nl_reject(info, mrc_nl_check(ops, info->nlhdr, info->attrs,
+						info->extack));
+}
+
+/*
+ * At the start of every part of a dump: the dumps do not use their request
+ * attributes, but refuse bad values like a do would (the first part ends
+ * the dump with the error).
+ */
+static int mrc_nl_dump_check(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	int err;
+
+	err = mrc_nl_check(&info->op, cb->nlh, info->attrs, cb->extack);
+	if (err)
+		mrc_cfg_reject(sock_net(skb->sk), err);
+	return err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -423,7 +654,11 @@ static int mrc_nl_plane_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	const struct mrc_cfg_plane *p;
 	struct mrc_cfg_plane pl;
 	long id;
+	int err;
 
+	err = mrc_nl_dump_check(skb, cb);
+	if (err)
+		return err;
 	cb->seq = mrc_cfg_generation(net);
 	for (id = cb->args[0]; id < MRC_PLANES_NR; id++) {
 		rcu_read_lock();
@@ -545,7 +780,7 @@ static int mrc_nl_parse_segs(struct genl_info *info, const struct nlattr *segs,
 	int rem;
 
 	nla_for_each_nested(sid, segs, rem) {
-		/* The policy let only MRC_SEG_ATTR_SID of 16 bytes through. */
+		/* Only MRC_SEG_ATTR_SID (policy) of 16 bytes (mrc_nl_check()). */
 		if (path->nsegs == MRC_SEGS_MAX) {
 			NL_SET_ERR_MSG_ATTR(info->extack, sid,
 					    "segment list longer than 8 SIDs");
@@ -603,7 +838,7 @@ static int mrc_nl_parse_path(struct genl_info *info, const struct nlattr *nest,
 			return -EINVAL;
 		}
 		return mrc_nl_parse_segs(info, tb[MRC_PATH_ATTR_SEGS], path);
-	default:	/* MRC_ENCAP_USID, the policy allows nothing else */
+	default:	/* MRC_ENCAP_USID, mrc_nl_check() allows nothing else */
 		if (tb[MRC_PATH_ATTR_SEGS]) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[MRC_PATH_ATTR_SEGS],
 					    "encap usid takes no segment list");
@@ -768,7 +1003,11 @@ static int mrc_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct mrc_nl_dump_ctx ctx = {
 		.skb = skb, .cb = cb, .net = sock_net(skb->sk),
 	};
+	int err;
 
+	err = mrc_nl_dump_check(skb, cb);
+	if (err)
+		return err;
 	cb->seq = mrc_cfg_generation(ctx.net);
 	mrc_cfg_route_walk(ctx.net, &cb->args[0], &cb->args[1],
 			   mrc_nl_route_dump_one, &ctx);
@@ -906,7 +1145,11 @@ static int mrc_nl_profile_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct net *net = sock_net(skb->sk);
 	struct mrc_cfg_profile p;
 	long id;
+	int err;
 
+	err = mrc_nl_dump_check(skb, cb);
+	if (err)
+		return err;
 	cb->seq = mrc_cfg_generation(net);
 	for (id = cb->args[0]; id < MRC_PROFILES_NR; id++) {
 		if (mrc_cfg_profile_copy(net, id, &p))
@@ -943,6 +1186,36 @@ static const u8 mrc_nl_sock_attr[__MRC_CNT_MAX] = {
 	[MRC_CNT_ADDR_NOTAVAIL]	= MRC_STATS_ATTR_BIND_ADDR_NOTAVAIL,
 	[MRC_CNT_ADDR_INUSE]	= MRC_STATS_ATTR_BIND_ADDR_INUSE,
 	[MRC_CNT_BAD_SOCKET]	= MRC_STATS_ATTR_SOCK_BAD_TYPE,
+	[MRC_CNT_RX_PKTS]	= MRC_STATS_ATTR_RX_PKTS,
+	[MRC_CNT_RX_TRUNC]	= MRC_STATS_ATTR_RX_TRUNC,
+	[MRC_CNT_RX_BAD_ICRC]	= MRC_STATS_ATTR_RX_BAD_ICRC,
+	[MRC_CNT_RX_BAD_OPCODE]	= MRC_STATS_ATTR_RX_BAD_OPCODE,
+	[MRC_CNT_RX_BAD_HDR]	= MRC_STATS_ATTR_RX_BAD_HDR,
+	[MRC_CNT_RX_UNKNOWN_QPN]	= MRC_STATS_ATTR_RX_UNKNOWN_QPN,
+	[MRC_CNT_RX_WRONG_SRC]	= MRC_STATS_ATTR_RX_WRONG_SRC,
+	[MRC_CNT_RX_NOT_READY]	= MRC_STATS_ATTR_RX_NOT_READY,
+	[MRC_CNT_RX_STALE]	= MRC_STATS_ATTR_RX_STALE,
+	[MRC_CNT_RX_PROTO]	= MRC_STATS_ATTR_RX_PROTO,
+	[MRC_CNT_RX_OOW]	= MRC_STATS_ATTR_RX_OOW,
+	[MRC_CNT_RX_DUP]	= MRC_STATS_ATTR_RX_DUP,
+	[MRC_CNT_RX_NOBUF]	= MRC_STATS_ATTR_RX_NOBUF,
+	[MRC_CNT_RX_BAD_HS]	= MRC_STATS_ATTR_RX_BAD_HS,
+	[MRC_CNT_RX_NOMEM]	= MRC_STATS_ATTR_RX_NOMEM,
+	[MRC_CNT_RX_BAD_ADDR]	= MRC_STATS_ATTR_RX_BAD_ADDR,
+	[MRC_CNT_TX_PKTS]	= MRC_STATS_ATTR_TX_PKTS,
+	[MRC_CNT_TX_ERR]	= MRC_STATS_ATTR_TX_ERR,
+	[MRC_CNT_TX_NOROUTE]	= MRC_STATS_ATTR_TX_NOROUTE,
+	[MRC_CNT_CONN_REQ_SENT]	= MRC_STATS_ATTR_CONN_REQ_SENT,
+	[MRC_CNT_CONN_REQ_RTX]	= MRC_STATS_ATTR_CONN_REQ_RTX,
+	[MRC_CNT_CONN_RESP_SENT]	= MRC_STATS_ATTR_CONN_RESP_SENT,
+	[MRC_CNT_CONN_REFUSED]	= MRC_STATS_ATTR_CONN_REFUSED,
+	[MRC_CNT_CONN_BACKLOG]	= MRC_STATS_ATTR_CONN_BACKLOG,
+	[MRC_CNT_CONN_ESTAB]	= MRC_STATS_ATTR_CONN_ESTAB,
+	[MRC_CNT_CONN_TIMEDOUT]	= MRC_STATS_ATTR_CONN_TIMEDOUT,
+	[MRC_CNT_CONN_FAILED]	= MRC_STATS_ATTR_CONN_FAILED,
+	[MRC_CNT_CONN_CLOSED]	= MRC_STATS_ATTR_CONN_CLOSED,
+	[MRC_CNT_RX_BAD_SRH]	= MRC_STATS_ATTR_RX_BAD_SRH,
+	[MRC_CNT_TIMER_STALLS]	= MRC_STATS_ATTR_TIMER_STALLS,
 };
 
 static size_t mrc_nl_stats_size(void)
@@ -974,7 +1247,8 @@ static int mrc_nl_fill_stats(struct sk_buff *skb, struct net *net, const void *o
 				      MRC_STATS_ATTR_PAD))
 			return -EMSGSIZE;
 	for (i = 0; i < __MRC_CNT_MAX; i++)
-		if (nla_put_u64_64bit(skb, mrc_nl_sock_attr[i],
+		if (mrc_nl_sock_attr[i] &&
+		    nla_put_u64_64bit(skb, mrc_nl_sock_attr[i],
 				      atomic64_read(&mn->counters[i]),
 				      MRC_STATS_ATTR_PAD))
 			return -EMSGSIZE;
@@ -1499,6 +1773,7 @@ static struct genl_family mrc_genl_family __ro_after_init = {
 	.parallel_ops	= true,
 	/* A new family: every command gets strict header and TLV checks. */
 	.resv_start_op	= 0,
+	.pre_doit	= mrc_nl_pre_doit,
 	.ops		= mrc_nl_ops,
 	.n_ops		= ARRAY_SIZE(mrc_nl_ops),
 	.mcgrps		= mrc_nl_mcgrps,

@@ -700,6 +700,11 @@ static int mrc_setsockopt(struct socket *sock, int level, int optname,
 		ms->opts.plane_mask = val;
 		break;
 	case MRC_PROFILE:
+		if (!mrc_profile_exists(sock_net(sk), prof.cc_profile) ||
+		    !mrc_profile_exists(sock_net(sk), prof.ev_profile)) {
+			err = -ENOENT;
+			break;
+		}
 		ms->opts.cc_profile = prof.cc_profile;
 		ms->opts.ev_profile = prof.ev_profile;
 		break;
@@ -727,6 +732,11 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 	}
 	if (!ms->conn)
 		return;
+	mi->mi_cc_algo = ms->cc_algo;
+	if (ms->mp) {
+		for (i = 0; i < ms->mp->nplanes; i++)
+			mi->mi_plane_ids |= BIT(ms->mp->plane[i].id);
+	}
 	st = kzalloc(sizeof(*st), GFP_ATOMIC);
 	if (st) {
 		mrc_conn_get_stats(ms->conn, st);
@@ -748,6 +758,8 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 		mi->mi_snd_una = st->snd_una;
 		mi->mi_snd_nxt = st->snd_nxt;
 		mi->mi_rcv_cack = st->rcv_cack;
+		mi->mi_spurious_timeouts = st->spurious_timeouts;
+		mi->mi_rto_ns = st->rto_ns;
 		kfree(st);
 	}
 	n = mrc_conn_num_evs(ms->conn);

@@ -149,7 +149,8 @@ TRACE_EVENT(mrc_ev_state,
 				       { 0, "ecn" }, { 1, "trim" },
 				       { 2, "skip_done" }, { 3, "timeout" },
 				       { 4, "probe_ok" }, { 5, "admin" },
-				       { 6, "promote" }, { 7, "floor_hold" }),
+				       { 6, "promote" }, { 7, "floor_hold" },
+				       { 8, "late_ack" }),
 		      __entry->active)
 );
 

@@ -7,7 +7,9 @@
  * Receive: the socket is a UDP encapsulation socket (the rxe/vxlan
  * pattern, set up by hand so that mrc.ko does not depend on the
  * udp_tunnel modules). udp_queue_rcv_skb() has verified the UDP checksum
- * when mrc_udp_rcv() runs, in softirq context under rcu_read_lock(). The
+ * when mrc_udp_rcv() runs, in softirq context under rcu_read_lock(). A
+ * routing header in front of UDP (an inline SRH, which the IPv6 stack does
+ * not validate once no segments are left) is validated here. The
  * packet is linearised, decoded and validated (ICRC included) by the
  * engine's codec, then handed to the connection found by BTH.dest_qp, or
  * to the handshake code for the endpoint QP (MRC_QPN_EP). Every outcome
@@ -81,6 +83,152 @@ static enum mrc_net_counter mrc_wire_err_counter(int err)
 	}
 }
 
+/* RFC 8754 2.1.1: the padding TLVs of a segment routing header. */
+#define MRC_SRH_TLV_PAD1	0
+#define MRC_SRH_TLV_PADN	4
+#define MRC_SRH_PADN_MAX	5	/* PadN: 0..5 bytes of padding */
+
+/**
+ * mrc_srh_tlvs_ok() - check the TLV area of a segment routing header
+ * @skb: the received packet
+ * @off: offset of the first TLV from skb->data (may be negative)
+ * @end: offset of the end of the SRH from skb->data
+ *
+ * Every TLV must lie inside the header: Pad1 is one byte; any other TLV
+ * has a type and a length byte and that many bytes of data, PadN at most
+ * MRC_SRH_PADN_MAX. The contents of PadN and of the other TLVs (ingress,
+ * egress, opaque, HMAC - checked by the IPv6 stack when the SRH says so -
+ * or types we do not know) are not looked at.
+ *
+ * Return: true when the TLVs exactly fill [@off, @end).
+ */
+static bool mrc_srh_tlvs_ok(const struct sk_buff *skb, int off, int end)
+{
+	u8 buf[2];
+	const u8 *tlv;
+
+	while (off < end) {
+		tlv = skb_header_pointer_careful(skb, off, 1, buf);
+		if (!tlv)
+			return false;
+		if (tlv[0] == MRC_SRH_TLV_PAD1) {
+			off++;
+			continue;
+		}
+		if (end - off < 2)
+			return false;
+		tlv = skb_header_pointer_careful(skb, off, 2, buf);
+		if (!tlv || tlv[1] > end - off - 2 ||
+		    (tlv[0] == MRC_SRH_TLV_PADN && tlv[1] > MRC_SRH_PADN_MAX))
+			return false;
+		off += 2 + tlv[1];
+	}
+	return true;
+}
+
+/**
+ * mrc_srh_ok() - validate a routing header found in front of UDP
+ * @skb: the received packet (its IPv6 header linear, as always on input)
+ * @off: offset of the routing header from skb->data (may be negative)
+ * @end: offset of the UDP header from skb->data
+ *
+ * The IPv6 stack hands a packet whose SRH has no segments left to the
+ * upper layer without validating it (only SRHs that still route, or that
+ * carry an IPv6/IPv4 packet to decapsulate, are its business). MRC's own
+ * encapsulations are IPv6-in-IPv6, decapsulated before UDP, so an SRH seen
+ * here was sent inline by its source and we are its final destination. It
+ * must be a segment routing header (type 4) wholly before the UDP header,
+ * long enough for its segment list (first_segment + 1 entries), with no
+ * segments left, whose last segment (segments[0]) is the destination
+ * address the packet arrived with, followed by well-formed TLVs only.
+ * Flags and tag are not checked.
+ *
+ * Return: true if the header is acceptable.
+ */
+static bool mrc_srh_ok(const struct sk_buff *skb, int off, int end)
+{
+	struct ipv6_sr_hdr _srh;
+	const struct ipv6_sr_hdr *srh;
+	struct in6_addr _seg;
+	const struct in6_addr *seg;
+	int len, segs_end;
+
+	if (end - off < (int)sizeof(*srh))
+		return false;
+	srh = skb_header_pointer_careful(skb, off, sizeof(*srh), &_srh);
+	if (!srh || srh->type != IPV6_SRCRT_TYPE_4 || srh->segments_left)
+		return false;
+	len = (srh->hdrlen + 1) << 3;
+	segs_end = sizeof(*srh) + (srh->first_segment + 1) * sizeof(*seg);
+	if (len > end - off || len < segs_end)
+		return false;
+	seg = skb_header_pointer_careful(skb, off + sizeof(*srh), sizeof(*seg),
+					 &_seg);
+	if (!seg || !ipv6_addr_equal(seg, &ipv6_hdr(skb)->daddr))
+		return false;
+	return mrc_srh_tlvs_ok(skb, off + segs_end, off + len);
+}
+
+/**
+ * mrc_rx_exthdrs_ok() - check the IPv6 extension headers in front of UDP
+ * @skb: the received packet, skb->data at the UDP header (encap_rcv)
+ * @cnt: set to the drop counter when the packet is refused
+ *
+ * Walks the header chain from the IPv6 header to the UDP header. The IPv6
+ * stack pulled these headers into the linear area before it pulled them
+ * off, so they sit at negative offsets from skb->data; they are read with
+ * skb_header_pointer_careful() all the same, never past the UDP header.
+ * Hop-by-hop and destination options, an (atomic) fragment header and AH
+ * are skipped; every routing header must pass mrc_srh_ok().
+ *
+ * Return: true to go on. False with @cnt = MRC_CNT_RX_BAD_SRH for a
+ * routing header that fails, MRC_CNT_RX_BAD_HDR for a chain that does not
+ * end exactly at the UDP header (the IPv6 stack does not deliver one).
+ */
+static bool mrc_rx_exthdrs_ok(const struct sk_buff *skb,
+			      enum mrc_net_counter *cnt)
+{
+	int off = skb_network_offset(skb) + sizeof(struct ipv6hdr);
+	int end = skb_transport_offset(skb);
+	u8 nh = ipv6_hdr(skb)->nexthdr;
+	const struct ipv6_opt_hdr *oh;
+	struct ipv6_opt_hdr _oh;
+	int len;
+
+	*cnt = MRC_CNT_RX_BAD_HDR;
+	while (off < end) {
+		if (end - off < (int)sizeof(*oh))
+			return false;
+		oh = skb_header_pointer_careful(skb, off, sizeof(*oh), &_oh);
+		if (!oh)
+			return false;
+		switch (nh) {
+		case NEXTHDR_HOP:
+		case NEXTHDR_DEST:
+			len = ipv6_optlen(oh);
+			break;
+		case NEXTHDR_ROUTING:
+			if (!mrc_srh_ok(skb, off, end)) {
+				*cnt = MRC_CNT_RX_BAD_SRH;
+				return false;
+			}
+			len = ipv6_optlen(oh);
+			break;
+		case NEXTHDR_FRAGMENT:
+			len = sizeof(struct frag_hdr);
+			break;
+		case NEXTHDR_AUTH:
+			len = ipv6_authlen(oh);
+			break;
+		default:
+			return false;
+		}
+		nh = oh->nexthdr;
+		off += len;
+	}
+	return off == end && nh == IPPROTO_UDP;
+}
+
 /*
  * encap_rcv of the namespace's UDP socket. Return 0: the skb is ours
  * (consumed or freed), never handed back to UDP.
@@ -89,6 +237,7 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 {
 	struct net *net = sock_net(usk);
 	struct mrc_net *mn = mrc_net(net);
+	enum mrc_net_counter cnt;
 	u32 len, ev, flags = 0;
 	struct ipv6hdr *ip6;
 	struct udphdr *uh;
@@ -112,6 +261,12 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	    ipv6_addr_any(&ip6->saddr) ||
 	    ipv6_addr_is_multicast(&ip6->saddr)) {
 		mrc_net_count(mn, MRC_CNT_RX_BAD_ADDR);
+		goto drop;
+	}
+	/* Extension headers: an inline SRH must be valid (see mrc_srh_ok()). */
+	if (unlikely(skb_network_header_len(skb) != sizeof(*ip6)) &&
+	    !mrc_rx_exthdrs_ok(skb, &cnt)) {
+		mrc_net_count(mn, cnt);
 		goto drop;
 	}
 	if (skb_linearize(skb)) {
@@ -511,8 +666,11 @@ static void mrc_mp_txp(const struct mrc_sock *ms, const struct mrc_mp_plane *mpp
  * source address and state (admin and operational), a route cache per
  * path, and the smallest MTU of the paths minus the encapsulation.
  *
- * Return: 0, -ENETUNREACH (a route, but none of its planes exists) or
- * -ENOMEM.
+ * MRC_PLANE_MASK (if not 0) leaves out the planes whose bit is clear; an
+ * unrouted connection has the one implicit plane 0.
+ *
+ * Return: 0, -ENETUNREACH (a route, but none of its planes exists or is
+ * in the plane mask; or no route and plane 0 masked out) or -ENOMEM.
  */
 int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp)
 {
@@ -541,6 +699,9 @@ int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp)
 	if (!rt) {
 		rcu_read_unlock();
 		kfree(mp);
+		/* Unrouted: the one implicit plane 0, which the mask may exclude. */
+		if (ms->opts.plane_mask && !(ms->opts.plane_mask & BIT(0)))
+			return -ENETUNREACH;
 		return 0;
 	}
 	mp->rt = rt;
@@ -548,6 +709,9 @@ int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp)
 	for (id = 0; id < MRC_PLANES_NR && mp->nplanes < MRC_MAX_PLANES; id++) {
 		pl = mrc_cfg_plane_get(net, id);
 		if (!pl)
+			continue;
+		/* MRC_PLANE_MASK: planes this connection may use. */
+		if (ms->opts.plane_mask && !(ms->opts.plane_mask & BIT(id)))
 			continue;
 		n = 0;
 		if (!rt->npaths) {

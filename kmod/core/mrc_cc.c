@@ -128,6 +128,8 @@ int mrc_cc_init(struct mrc_cc *cc, u8 id, const struct mrc_cc_profile *prof,
  */
 void mrc_cc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 {
+	if (a->srtt_ns)
+		cc->srtt_ns = a->srtt_ns;
 	cc->ops->on_ack(cc, a);
 }
 

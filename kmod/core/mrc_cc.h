@@ -25,6 +25,7 @@
  * @rwnd_penalty: receiver window penalty 0..127
  * @restore: the receiver saw a spurious retransmission (restore_cwnd)
  * @inflight: payload bytes in flight after the ack
+ * @srtt_ns: the requester's smoothed RTT (0: none yet)
  */
 struct mrc_cc_ack {
 	u64 now;
@@ -34,6 +35,7 @@ struct mrc_cc_ack {
 	u8 rwnd_penalty;
 	u8 restore;
 	u32 inflight;
+	u64 srtt_ns;
 };
 
 /**
@@ -91,6 +93,8 @@ struct mrc_cc_ops {
  * @auto_max: max_wnd_bytes follows 1.5 x BDP of the learned base RTT
  * @avg_qdelay_ns: EWMA (1/8) of queueing delay samples
  * @last_md_ns: time of the last multiplicative decrease
+ * @last_to_ns: time of the last window cut for a timeout
+ * @srtt_ns: the requester's smoothed RTT, from the last SACK
  * @fi_acc: fair-increase remainder (bytes * bytes)
  * @pi_acc: proportional-increase remainder
  * @cnt: counters
@@ -106,6 +110,8 @@ struct mrc_cc {
 	u8 auto_max;
 	u64 avg_qdelay_ns;
 	u64 last_md_ns;
+	u64 last_to_ns;
+	u64 srtt_ns;
 	u64 fi_acc;
 	u64 pi_acc;
 	struct mrc_cc_counters cnt;

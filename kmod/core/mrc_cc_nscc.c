@@ -19,8 +19,11 @@
  * Multiplicative decrease: -window * min(max_md, gamma * (delay - target)
  *   / delay), at most once per base RTT.
  * Trims (NACK TRIMMED / TRIMMED_LASTHOP) remove the trimmed packet's bytes;
- * a timeout pass cuts by max_md and remembers the old window, restored if
- * the receiver reports the retransmission as spurious (restore_cwnd). The
+ * a timeout pass cuts by max_md, at most once per smoothed RTT (the packets
+ * of one window time out in several timer passes: one loss event, one cut),
+ * and remembers the old window, restored if the timeout proves spurious
+ * (the receiver reports the retransmission as a duplicate, restore_cwnd, or
+ * the requester sees the timed-out transmission acknowledged). The
  * receiver window penalty p (0..127) scales the usable window by
  * (128 - p) / 128. Everything is integer arithmetic.
  */
@@ -39,6 +42,7 @@ static void nscc_init(struct mrc_cc *cc, u64 now)
 	(void)now;
 	cc->cwnd = cc->p.init_wnd_bytes;
 	cc->last_md_ns = 0;
+	cc->last_to_ns = 0;
 	cc->avg_qdelay_ns = 0;
 	cc->fi_acc = 0;
 	cc->pi_acc = 0;
@@ -149,8 +153,12 @@ static void nscc_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes)
 
 static void nscc_on_timeout(struct mrc_cc *cc, u64 now)
 {
-	(void)now;
+	u64 rtt = cc->srtt_ns ? cc->srtt_ns : cc->base_rtt_ns;
+
 	cc->cnt.timeout++;
+	if (cc->last_to_ns && now >= cc->last_to_ns && now - cc->last_to_ns < rtt)
+		return;
+	cc->last_to_ns = now ? now : 1;
 	if (!cc->saved_cwnd || cc->cwnd > cc->saved_cwnd)
 		cc->saved_cwnd = cc->cwnd;
 	cc->cwnd -= (u32)mrc_div64((u64)cc->cwnd * cc->p.max_md_pm, 1000);

@@ -472,6 +472,7 @@ void mrc_conn_get_stats(const struct mrc_conn *conn, struct mrc_conn_stats *st)
 	st->srtt_ns = r->srtt_ns;
 	st->rttvar_ns = r->rttvar_ns;
 	st->min_rtt_ns = r->min_rtt_ns;
+	st->rto_ns = mrc_req_rto(conn);
 	st->snd_una = r->snd_una;
 	st->snd_nxt = r->snd_nxt;
 	st->rcv_cack = conn->resp.cack;

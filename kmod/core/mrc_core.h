@@ -68,10 +68,17 @@ enum mrc_rtx_cause {
  * @rtx_cause: enum mrc_rtx_cause (LOST)
  * @sampled: an RTT sample was taken from this transmission
  * @tx_ts: TSETH timestamp of the last transmission
+ * @to_tx_ns: send time of the last transmission that timed out (0: none);
+ *	kept until the PSN is acknowledged, to recognise a spurious timeout
+ * @to_rto_ns: the RTO it waited before it was declared lost
+ * @to_tx_ts: its TSETH timestamp
+ * @to_ev_idx: its EV
  */
 struct mrc_tx_pkt {
 	u64 tx_ns;
 	u64 deadline_ns;
+	u64 to_tx_ns;
+	u64 to_rto_ns;
 	u32 offset;
 	u32 len;
 	u16 msg_slot;
@@ -84,6 +91,8 @@ struct mrc_tx_pkt {
 	u8 rtx_cause;
 	u8 sampled;
 	u16 tx_ts;
+	u16 to_tx_ts;
+	u16 to_ev_idx;
 };
 
 /**
@@ -129,8 +138,13 @@ struct mrc_tx_msg {
  * @retry_left: remaining retry budget
  * @rto_deadline: earliest deadline among SENT packets (may be early)
  * @srtt_ns: smoothed RTT (0: no sample yet)
- * @rttvar_ns: RTT variance
+ * @rttvar_ns: RTT variance used by the RTO: rises with @mdev_max at once,
+ *	decays towards it at most once per smoothed RTT
+ * @mdev_ns: mean deviation of the RTT samples (EWMA 1/4)
+ * @mdev_max_ns: largest @mdev_ns in the current RTT period
+ * @var_period_ns: end of the current RTT period
  * @min_rtt_ns: minimum RTT
+ * @spurious_pass: a spurious timeout was found by the SACK being processed
  */
 struct mrc_req {
 	struct mrc_tx_pkt *pkts;
@@ -153,7 +167,11 @@ struct mrc_req {
 	u64 rto_deadline;
 	u64 srtt_ns;
 	u64 rttvar_ns;
+	u64 mdev_ns;
+	u64 mdev_max_ns;
+	u64 var_period_ns;
 	u64 min_rtt_ns;
+	u8 spurious_pass;
 };
 
 /**
@@ -309,6 +327,7 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n);
 void mrc_req_on_timer(struct mrc_conn *c, u64 now);
 void mrc_req_plane_down(struct mrc_conn *c, u8 plane);
 u64 mrc_req_deadline(const struct mrc_conn *c);
+u64 mrc_req_rto(const struct mrc_conn *c);
 bool mrc_req_poll_completion(struct mrc_conn *c, struct mrc_event *ev);
 
 int mrc_resp_init(struct mrc_conn *c);

@@ -264,6 +264,8 @@ enum mrc_ev_state {
  * @MRC_EVC_PROMOTE: a backup joined the active rotation (state unchanged)
  * @MRC_EVC_FLOOR_HOLD: a timeout would have dropped the usable active EVs
  *	below ev_min_active and no backup was left: the EV stays as it was
+ * @MRC_EVC_LATE_ACK: the packet whose timeout demoted the EV was acknowledged
+ *	after all: the path delivers, it was slow, not dead
  */
 enum mrc_ev_cause {
 	MRC_EVC_ECN = 0,
@@ -274,6 +276,7 @@ enum mrc_ev_cause {
 	MRC_EVC_ADMIN = 5,
 	MRC_EVC_PROMOTE = 6,
 	MRC_EVC_FLOOR_HOLD = 7,
+	MRC_EVC_LATE_ACK = 8,
 };
 
 /**
@@ -478,6 +481,8 @@ enum mrc_rx_verdict {
  * @ecn: SACKs echoing this EV with an ECN summary
  * @probes: probes sent on this EV
  * @probes_ok: probes on this EV answered
+ * @late_acks: packets that timed out on this EV and were acknowledged after
+ *	all (spurious timeouts)
  */
 struct mrc_ev_counters {
 	u64 sent;
@@ -488,6 +493,7 @@ struct mrc_ev_counters {
 	u64 ecn;
 	u64 probes;
 	u64 probes_ok;
+	u64 late_acks;
 };
 
 /**
@@ -557,6 +563,8 @@ struct mrc_plane_info {
  * @events_dropped: informational events lost to a full event queue
  * @timeouts: packet retransmit timeouts
  * @spurious_rtx: retransmissions the receiver already had
+ * @spurious_timeouts: timeouts proven spurious by the acknowledgment of the
+ *	transmission that timed out (sender side; see mrc_req_on_sack())
  * @retry_left: remaining retry budget
  * @inflight_bytes: payload bytes in flight
  * @inflight_pkts: packets in flight
@@ -565,6 +573,7 @@ struct mrc_plane_info {
  * @srtt_ns: smoothed RTT
  * @rttvar_ns: RTT variance
  * @min_rtt_ns: minimum RTT
+ * @rto_ns: current base retransmit timeout (before backoff)
  * @snd_una: oldest unacknowledged PSN
  * @snd_nxt: next new PSN
  * @rcv_cack: last PSN received in order
@@ -599,6 +608,7 @@ struct mrc_conn_stats {
 	u64 events_dropped;
 	u64 timeouts;
 	u64 spurious_rtx;
+	u64 spurious_timeouts;
 	u32 retry_left;
 	u32 inflight_bytes;
 	u32 inflight_pkts;
@@ -607,6 +617,7 @@ struct mrc_conn_stats {
 	u64 srtt_ns;
 	u64 rttvar_ns;
 	u64 min_rtt_ns;
+	u64 rto_ns;
 	u32 snd_una;
 	u32 snd_nxt;
 	u32 rcv_cack;

@@ -659,6 +659,32 @@ u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx)
 }
 
 /**
+ * mrc_ev_on_late_ack() - a packet that timed out on this EV was acknowledged.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ *
+ * The transmission reached the receiver after all: the timeout was
+ * spurious (a slow path, not a dead one). An EV that timeout demoted to
+ * ASSUMED_BAD is GOOD again at once, as if its probe had been answered;
+ * waiting for a probe would only shrink the active set for nothing.
+ */
+void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	e->cnt.late_acks++;
+	if (e->state != MRC_EV_ASSUMED_BAD)
+		return;
+	e->next_probe_ns = MRC_NO_DEADLINE;
+	e->probe_sent_ns = 0;
+	e->probe_backoff = 0;
+	ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_LATE_ACK);
+	ev_maybe_promote(m, now, idx);
+	ev_probe_recompute(m);
+}
+
+/**
  * mrc_ev_set_denied() - administrative exclusion.
  * @m: manager
  * @now: current time
@@ -760,6 +786,7 @@ static void cnt_add(struct mrc_ev_counters *d, const struct mrc_ev_counters *s)
 	d->ecn += s->ecn;
 	d->probes += s->probes;
 	d->probes_ok += s->probes_ok;
+	d->late_acks += s->late_acks;
 }
 
 /**

@@ -119,6 +119,7 @@ void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn);
 void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason);
 void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx);
 u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx);
+void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx);
 int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now);
 void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx);
 int mrc_ev_set_denied(struct mrc_ev_mgr *m, u64 now, int idx, bool denied);

@@ -115,15 +115,27 @@ int mrc_req_queue(struct mrc_conn *c, u32 len, u32 imm, bool has_imm,
 	return MRC_OK;
 }
 
-static u64 req_rto(const struct mrc_conn *c, u8 timeouts)
+/**
+ * mrc_req_rto() - the base retransmit timeout now (no backoff).
+ * @c: connection
+ *
+ * Return: max(configured RTO, srtt + 4 rttvar).
+ */
+u64 mrc_req_rto(const struct mrc_conn *c)
 {
 	const struct mrc_req *r = &c->req;
-	u64 base = c->rto_base_ns;
+
+	if (r->srtt_ns && r->srtt_ns + 4 * r->rttvar_ns > c->rto_base_ns)
+		return r->srtt_ns + 4 * r->rttvar_ns;
+	return c->rto_base_ns;
+}
+
+static u64 req_rto(const struct mrc_conn *c, u8 timeouts)
+{
+	/* The configured RTO is a floor: never time out faster than the path. */
+	u64 base = mrc_req_rto(c);
 	u32 shift = 0;
 
-	/* The configured RTO is a floor: never time out faster than the path. */
-	if (r->srtt_ns && r->srtt_ns + 4 * r->rttvar_ns > base)
-		base = r->srtt_ns + 4 * r->rttvar_ns;
 	/* The first rto_linear_retries retransmissions wait the base RTO too. */
 	if (timeouts > c->cfg.rto_linear_retries) {
 		shift = timeouts - c->cfg.rto_linear_retries;
@@ -374,21 +386,48 @@ int mrc_req_poll_tx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	return req_send_new(c, now, d);
 }
 
+/*
+ * RTT estimator for the RTO: srtt is the usual 1/8 EWMA; the variance term
+ * follows the largest mean deviation seen within the last smoothed RTT at
+ * once and falls back towards it only once per smoothed RTT. A per-sample
+ * decay (RFC 6298) forgets a delay spike within a few SACKs when dozens
+ * arrive per RTT, and the next spike then fires a burst of spurious
+ * timeouts; software hosts (and a TCG guest above all) see such spikes.
+ */
+static void req_rtt_update(struct mrc_req *r, u64 now, u64 rtt)
+{
+	u64 delta;
+
+	if (!r->srtt_ns) {
+		r->srtt_ns = rtt;
+		r->mdev_ns = rtt / 2;
+		r->mdev_max_ns = r->mdev_ns;
+		r->rttvar_ns = r->mdev_ns;
+		r->var_period_ns = now + rtt;
+		return;
+	}
+	delta = r->srtt_ns > rtt ? r->srtt_ns - rtt : rtt - r->srtt_ns;
+	r->mdev_ns = (3 * r->mdev_ns + delta) / 4;
+	r->srtt_ns = (7 * r->srtt_ns + rtt) / 8;
+	if (r->mdev_ns > r->mdev_max_ns)
+		r->mdev_max_ns = r->mdev_ns;
+	if (r->mdev_max_ns > r->rttvar_ns)
+		r->rttvar_ns = r->mdev_max_ns;
+	if (now >= r->var_period_ns) {
+		if (r->mdev_max_ns < r->rttvar_ns)
+			r->rttvar_ns -= (r->rttvar_ns - r->mdev_max_ns) / 4;
+		r->mdev_max_ns = 0;
+		r->var_period_ns = now + r->srtt_ns;
+	}
+}
+
 static void req_rtt_sample(struct mrc_conn *c, u64 now, u64 rtt, u32 ev,
 			   u32 psn)
 {
 	struct mrc_req *r = &c->req;
 	struct mrc_event e;
-	u64 delta;
 
-	if (!r->srtt_ns) {
-		r->srtt_ns = rtt;
-		r->rttvar_ns = rtt / 2;
-	} else {
-		delta = r->srtt_ns > rtt ? r->srtt_ns - rtt : rtt - r->srtt_ns;
-		r->rttvar_ns = (3 * r->rttvar_ns + delta) / 4;
-		r->srtt_ns = (7 * r->srtt_ns + rtt) / 8;
-	}
+	req_rtt_update(r, now, rtt);
 	if (!r->srtt_ns)
 		r->srtt_ns = 1;
 	if (!r->min_rtt_ns || rtt < r->min_rtt_ns)
@@ -428,13 +467,94 @@ static u64 req_sack_rtt(struct mrc_conn *c, u64 now, const struct mrc_sack *s,
 	return now - p->tx_ns ? now - p->tx_ns : 1;
 }
 
+/*
+ * The transmission of @psn that timed out arrived after all: count it, take
+ * its delay as an RTT sample (exact when the SACK it triggered timed it,
+ * else the RTO that fired: a lower bound, as a late cumulative ack may wait
+ * for a hole), give its EV back and have the window cut undone.
+ */
+static void req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
+			 struct mrc_tx_pkt *p, bool exact)
+{
+	u64 rtt = now - p->to_tx_ns;
+
+	if (!exact && rtt > p->to_rto_ns)
+		rtt = p->to_rto_ns;
+	c->st.spurious_timeouts++;
+	c->req.spurious_pass = 1;
+	req_rtt_sample(c, now, rtt, c->evm.ev[p->to_ev_idx].value, psn);
+	mrc_ev_on_late_ack(&c->evm, now, p->to_ev_idx);
+	p->to_tx_ns = 0;
+}
+
+/*
+ * A SACK with restore_cwnd answers a retransmission the receiver already
+ * had, and names it as its trigger: if that PSN's retransmission was for a
+ * timeout, the timeout was spurious, even though the PSN was acknowledged
+ * (by the first copy) before anything could tell. Its slot is intact until
+ * the ring reuses it, a full ring of PSNs later.
+ */
+static void req_dup_reported(struct mrc_conn *c, u64 now,
+			     const struct mrc_sack *s)
+{
+	struct mrc_req *r = &c->req;
+	u32 psn = mrc_sack_trigger_psn(s);
+	s32 back = mrc_psn_diff(r->snd_nxt, psn);
+	struct mrc_tx_pkt *p;
+
+	if (back <= 0 || (u32)back > r->ring_mask)
+		return;
+	p = txp(r, psn);
+	if (p->to_tx_ns && now >= p->to_tx_ns && p->tries > 1)
+		req_late_ack(c, now, psn, p, false);
+}
+
+/*
+ * Was the timeout this acknowledged PSN suffered spurious? Certainly if it
+ * has not been sent again since (LOST, waiting for its retransmission);
+ * also if the SACK echoes the timestamp of the transmission that timed
+ * out, or arrives sooner after the retransmission than any RTT seen (an
+ * ack that early cannot be for the retransmission). Then the transmission
+ * that timed out arrived: its delay is an RTT sample the estimator missed
+ * (the RTO was too short for it), its EV is not dead, and the window cut
+ * of that timeout pass is undone. (Eifel-style detection, RFC 3522, with
+ * the TSETH timestamp in the role of the TCP timestamp option.)
+ */
+static void req_check_spurious(struct mrc_conn *c, u64 now, u32 psn,
+			       struct mrc_tx_pkt *p, const struct mrc_sack *s)
+{
+	struct mrc_req *r = &c->req;
+	bool exact, late;
+
+	if (!p->to_tx_ns || now < p->to_tx_ns)
+		return;
+	exact = s && !s->pr && c->cfg.use_tseth &&
+		mrc_sack_trigger_psn(s) == psn && p->tx_ts != p->to_tx_ts;
+	if (exact)
+		/* The echoed timestamp names the transmission acknowledged. */
+		late = s->cc.echoed_ts == p->to_tx_ts;
+	else
+		late = (p->state == MRC_TXP_LOST &&
+			p->rtx_cause == MRC_RTX_TIMEOUT &&
+			p->tx_ns == p->to_tx_ns) ||
+		       (r->min_rtt_ns && now >= p->tx_ns &&
+			now - p->tx_ns < r->min_rtt_ns);
+	if (late)
+		req_late_ack(c, now, psn, p, exact);
+	else if (exact)
+		p->to_tx_ns = 0;	/* the retransmission was what arrived */
+}
+
 /* Acknowledge one PSN (cumulatively or selectively). Return bytes newly acked. */
-static u32 req_ack_one(struct mrc_conn *c, u32 psn, bool cumulative)
+static u32 req_ack_one(struct mrc_conn *c, u64 now, u32 psn, bool cumulative,
+		       const struct mrc_sack *s)
 {
 	struct mrc_req *r = &c->req;
 	struct mrc_tx_pkt *p = txp(r, psn);
 	u32 bytes = 0;
 
+	if (p->state == MRC_TXP_SENT || p->state == MRC_TXP_LOST)
+		req_check_spurious(c, now, psn, p, s);
 	if (p->state == MRC_TXP_SENT) {
 		r->inflight_bytes -= p->len;
 		r->inflight_pkts--;
@@ -494,8 +614,11 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 	}
 	c->st.rx_sacks++;
 	rtt = req_sack_rtt(c, now, s, &ev_val, &spsn);
+	r->spurious_pass = 0;
+	if (s->cc.restore_cwnd && !s->pr)
+		req_dup_reported(c, now, s);
 	for (; adv > 0; adv--) {
-		acked += req_ack_one(c, r->snd_una, true);
+		acked += req_ack_one(c, now, r->snd_una, true, s);
 		r->snd_una = mrc_psn_add(r->snd_una, 1);
 	}
 	base = mrc_psn_add(cack, s->sack_offset);
@@ -504,7 +627,7 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 			continue;
 		psn = mrc_psn_add(base, (u32)i);
 		if (req_in_flight(r, psn))
-			acked += req_ack_one(c, psn, false);
+			acked += req_ack_one(c, now, psn, false, s);
 	}
 	req_update_wnd(c, s->mpr);
 	if (acked)
@@ -535,7 +658,8 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 	a.rtt_ns = rtt;
 	a.ecn = s->pr ? MRC_ECN_NONE : s->ecn;
 	a.rwnd_penalty = s->cc.rwnd_penalty;
-	a.restore = s->cc.restore_cwnd;
+	a.restore = s->cc.restore_cwnd || r->spurious_pass;
+	a.srtt_ns = r->srtt_ns;
 	a.inflight = r->inflight_bytes;
 	mrc_cc_on_ack(&c->cc, &a);
 	return MRC_OK;
@@ -664,6 +788,10 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 		r->retry_left--;
 		if (p->timeouts < 0xff)
 			p->timeouts++;
+		p->to_tx_ns = p->tx_ns ? p->tx_ns : 1;
+		p->to_rto_ns = p->deadline_ns - p->tx_ns;
+		p->to_tx_ts = p->tx_ts;
+		p->to_ev_idx = p->ev_idx;
 		req_timeout_event(c, now, psn, p);
 		mrc_ev_on_timeout(&c->evm, now, p->ev_idx);
 		req_mark_lost(r, psn, MRC_RTX_TIMEOUT);

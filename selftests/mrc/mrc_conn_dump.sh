@@ -6,7 +6,8 @@
 # the connection with its addresses, state and every EV (more EVs than one
 # dump message carries, so the parts must merge); the qpn filter selects it
 # alone; per-plane sums equal the sums over the EVs of the same snapshot;
-# "mrcctl -j monitor" reports conn-up and conn-down for it.
+# "mrcctl -j monitor" reports conn-up and conn-down for it; "mrcctl -j stats"
+# carries the /proc/net/mrc counters.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 
@@ -90,6 +91,25 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 expect_eq "closed: no connection left" "[]" "$("$M" -n mrcd-a -j conn show)"
+
+# The datapath counters of /proc/net/mrc are in the netlink stats too, one
+# attribute each: after the transfer, with nothing in flight, both agree.
+declare -A nlkey=([RxPackets]=rx_pkts [TxPackets]=tx_pkts [RxDuplicate]=rx_duplicate
+	[RxUnknownQpn]=rx_unknown_qpn [RxStale]=rx_stale [ConnEstablished]=conn_established
+	[ConnClosed]=conn_closed [ConnectRequests]=connect_requests
+	[ConnectResponses]=connect_responses [RxBadSrh]=rx_bad_srh [TimerStalls]=timer_stalls)
+for _ in $(seq 1 50); do
+	[ "$("$M" -n mrcd-b -j conn show)" = "[]" ] && break
+	sleep 0.1
+done
+sleep 0.2
+"$M" -n mrcd-b -j stats >"$out/stats.json"
+for c in "${!nlkey[@]}"; do
+	expect_eq "stats: ${nlkey[$c]} = /proc/net/mrc $c" "$(proc_counter "$c" mrcd-b)" \
+		"$(sed -nE "s/.*\"${nlkey[$c]}\":([0-9]+).*/\1/p" "$out/stats.json")"
+done
+check "stats: the peer's packets were counted" \
+	[ "$(sed -nE 's/.*"rx_pkts":([0-9]+).*/\1/p' "$out/stats.json")" -gt 300 ]
 sleep 0.3
 kill -INT $monpid 2>/dev/null
 wait $monpid

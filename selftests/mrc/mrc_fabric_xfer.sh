@@ -13,15 +13,20 @@
 #  spraying   per spine (srh and usid SID counters, none: port counters):
 #             every plane and spine within +-25% of an even share (none: the
 #             spine is the fabric's ECMP hash: +-40% per spine)
-#  failover   a spine link down mid-transfer: the transfer completes, the
-#             EVs through it go ASSUMED_BAD (MRC_INFO), the spine stops
-#             carrying data (its counter then rises by probes only, bounded
-#             by the bad EVs' probe rate), link up: no bad EV left within a
-#             few seconds and a new transfer uses the spine again
+#  failover   a spine link down mid-transfer: the transfer completes; per
+#             "mrcctl -j path show" in hA's namespace (JSON, parsed with jq;
+#             an EV's plane and spine follow from its value, see the
+#             section) hA's EVs through that link go ASSUMED_BAD and no EV
+#             of another path is (SKIP allowed); the spine stops carrying
+#             data (its counter then rises by probes only, bounded by the
+#             bad EVs' probe rate); link up: within 10 s mrcctl shows those
+#             EVs good again and no ASSUMED_BAD EV on either host, and a new
+#             transfer uses the spine again. MRC_INFO's counts are logged.
 #  plane down under tbf: a plane's host ports down mid-transfer: completes;
-#             goodput on the 3 planes left vs the clean 4-plane goodput
-#             measured first is reported against the 0.6 target and
-#             asserted >= 0.25 (no collapse; see the comment at the check)
+#             then a transfer on the 3 planes left sends nothing on the
+#             dead one and its goodput is >= 0.8 x 3/4 of the clean 4-plane
+#             goodput (mean of a run before and one after the outage);
+#             plane up: used again
 #  admin down mrcctl plane set id 2 down on both hosts mid-transfer: nothing
 #             more is sent on plane 2 (MRC_INFO), up: it is used again
 #  loss       netem 5% loss + reordering + duplication on every path:
@@ -33,11 +38,14 @@ cd "$(dirname "$0")" || exit 1
 MRCCTL=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
 N=${MRC_FX_MSGS:-100}
 MAX=${MRC_FX_MAX:-1048576}
-# Per host port. Lower rates let the 256 KiB window build tbf queues above
-# the 16.8 ms base RTO: spurious timeouts (20mbit, 3 planes: thousands,
-# goodput 0.2-0.5 of clean; 5mbit: a connection failed). At 40mbit a busy
-# TCG host may be the bottleneck instead; both figures are printed.
-RATE=${MRC_FX_RATE:-40mbit}
+# Plane down under tbf, per host port: 4 x 10 Mbit/s each way stays well
+# below what the TCG guest forwards through the fabric (~100-150 Mbit/s of
+# MRC), so tbf, not the CPU, is the bottleneck of every run; PD_N messages
+# per run (~9 s) average out the guest's stalls. Measured 3-plane / clean
+# ratios on this rig: 10mbit 0.74-1.0, 20mbit 0.56-1.07, 40mbit 0.67-1.02
+# (CPU-bound).
+RATE=${MRC_FX_RATE:-10mbit}
+PD_N=${MRC_FX_PD_MSGS:-200}
 out=$(mktemp -d)
 port=7200
 t_start=${EPOCHREALTIME/./}
@@ -266,51 +274,145 @@ drain_conns
 check "every connection closed" [ "$(($(conn_count hA) + $(conn_count hB)))" = 0 ]
 
 # ---- failover: spine 0 of plane 1 loses its link to hB's leaf ----
+# The evidence is the per-EV state mrcctl reports ("mrcctl -j path show", the
+# conn-get dump): every EV of the connection with its index, value, plane and
+# state. Which path an EV takes is the datapath's rule (mrc_mp_xmit()): its
+# plane is the value's low byte (the "plane" field; planes 0..3 all exist and
+# are all on the route, so the engine's plane index is the plane id), its
+# path is number (ev >> 8) % (paths of that plane) of the plane's paths in
+# route order, and set_routes lists spine 0, spine 1 for every plane: the
+# EV's spine is (ev >> 8) % FAB_NSPINES.
+FO_PLANE=1 FO_SPINE=0
+
+# ev_states HOST FILE: "index plane spine state" per EV of HOST's connection
+# to the other host, from mrcctl -j path show parsed by jq; false unless
+# there is exactly one such connection and every EV's plane is its value's
+# low byte (the mapping above). FILE.json and FILE.err are kept.
+ev_states() {
+	local o=hB
+	[ "$1" = hB ] && o=hA
+	mrcctl "$1" -j path show 2>"$2.err" >"$2.json" &&
+		jq -r --arg peer "${FAB_HADDR[$o]}" --argjson ns "$FAB_NSPINES" '
+		[.[] | select(.peer == $peer)] |
+		if length != 1 then error("\(length) connections to \($peer)") else .[0] end |
+		.paths[] |
+		if .plane != .ev % 256 then error("EV \(.index): plane \(.plane), value \(.ev)") else . end |
+		"\(.index) \(.plane) \((.ev / 256 | floor) % $ns) \(.state)"' \
+		"$2.json" >"$2" 2>>"$2.err"
+}
+
+# ev_count FILE STATE [PLANE SPINE]: EVs of FILE in STATE (on that path)
+ev_count() {
+	awk -v st="$2" -v p="${3:-}" -v s="${4:-}" \
+		'$4 == st && (p == "" || ($2 == p && $3 == s)) { n++ } END { print n + 0 }' "$1"
+}
+
+# ev_count_other FILE STATE PLANE SPINE: EVs of FILE in STATE on other paths
+ev_count_other() {
+	awk -v st="$2" -v p="$3" -v s="$4" \
+		'$4 == st && !($2 == p && $3 == s) { n++ } END { print n + 0 }' "$1"
+}
+
+command -v jq >/dev/null || { log "FAIL: no jq in the guest (scripts/vm/mkinitramfs.sh)"; exit $ksft_fail; }
 set_routes srh || exit $ksft_fail
 t0=$(ms_now)
 hold=$out/fo.hold
-xfer_start fo "$N" --linger 60 --hold "$hold"
+evs=$out/fo.evs
+# 3N messages: N take 3-5 s here, and the evidence must be taken while the
+# transfer runs (checked below).
+FO_N=$((N * 3))
+xfer_start fo "$FO_N" --linger 60 --hold "$hold"
 for ((i = 0; i < 50; i++)); do
 	[ -s "$out/fo.cli.info" ] && [ "$(info_get fo cli state)" = 3 ] && break
 	sleep 0.1
 done
 sleep 0.5
-fabric_link_set 1 0 hB down
+if ev_states hA "$evs.before"; then
+	log "failover: before: $(ev_count "$evs.before" good) good, $(ev_count "$evs.before" skip) skip, $(ev_count "$evs.before" assumed_bad) assumed_bad of $(wc -l <"$evs.before") EVs, $(awk -v p=$FO_PLANE -v s=$FO_SPINE '$2 == p && $3 == s' "$evs.before" | wc -l) on p$FO_PLANE/s$FO_SPINE"
+else
+	log "failover: no EV states before the failure: $(head -c 300 "$evs.before.err")"
+fi
+fabric_link_set $FO_PLANE $FO_SPINE hB down
 t_down=$(ms_now)
-bad=0
-for ((i = 0; i < 100; i++)); do
-	bad=$(info_get fo cli ev_bad)
-	[ "${bad:-0}" -gt 0 ] && break
+# Detection: the first snapshot with an ASSUMED_BAD EV on the dead link.
+dead=0 t_det="" polls=0 running=0
+while (($(ms_now) - t_down < 10000)); do
+	polls=$((polls + 1))
+	running=0
+	grep -q '^rate' "$out/fo.cli" || running=1
+	if ev_states hA "$evs.det"; then
+		dead=$(ev_count "$evs.det" assumed_bad $FO_PLANE $FO_SPINE)
+		((dead > 0)) && { t_det=$(ms_now); break; }
+	fi
 	sleep 0.1
 done
-t_det=$(ms_now)
-check "failover: EVs through the dead link ASSUMED_BAD ($bad after $((t_det - t_down)) ms)" [ "${bad:-0}" -gt 0 ]
+check "failover: mrcctl shows EVs through the dead link ASSUMED_BAD ($dead after $((${t_det:-$(ms_now)} - t_down)) ms, $polls polls; MRC_INFO ev_bad $(info_get fo cli ev_bad); $(head -c 200 "$evs.det.err"))" \
+	[ -n "$t_det" ]
+check "failover: the evidence was taken during the transfer" [ "$running" = 1 ]
+# Then the ASSUMED_BAD EVs must be that link's and no other path's (SKIP is
+# allowed anywhere). A spurious timeout (TCG: an RTT spike above the RTO)
+# puts a healthy EV there too, until its late ACK or probe comes back: up
+# to 10 snapshots 0.3 s apart are taken until one holds no other; each
+# must still hold the dead link's (they cannot come back while it is down).
+snaps="" only=0
+: >"$evs.bad"
+if [ -n "$t_det" ]; then
+	cp "$evs.det" "$evs.bad"
+	for ((i = 0; i < 10; i++)); do
+		((i)) && { sleep 0.3; ev_states hA "$evs.bad" || continue; }
+		dead=$(ev_count "$evs.bad" assumed_bad $FO_PLANE $FO_SPINE)
+		other=$(ev_count_other "$evs.bad" assumed_bad $FO_PLANE $FO_SPINE)
+		snaps+=" $dead/$other"
+		((dead == 0)) && break
+		((other == 0)) && { only=1; break; }
+	done
+fi
+log "failover: ASSUMED_BAD EVs on the dead link/elsewhere per snapshot:$snaps (skip: $(ev_count "$evs.bad" skip))"
+check "failover: every ASSUMED_BAD EV of hA is on p$FO_PLANE/s$FO_SPINE, the dead link (dead/elsewhere:$snaps)" \
+	[ "$only" = 1 ]
 sleep 0.5
 c1=$(fabric_sid_count sp-p1-s0 srh 1)
 sleep 1
 c2=$(fabric_sid_count sp-p1-s0 srh 1)
-bad=$(info_get fo cli ev_bad)
+bad=0
+ev_states hA "$evs.probe" && bad=$(ev_count "$evs.probe" assumed_bad)
 # Probes of the bad EVs still reach the spine (at most one per EV per
 # probe interval, >= 1 ms doubling to 64 ms); data does not.
 log "failover: spine p1-s0 SID count $c1 -> $c2 over 1 s with $bad bad EVs (probes only)"
 check "failover: the dead spine carries no data (delta $((c2 - c1)) <= probes)" \
 	[ "$((c2 - c1))" -le "$((bad * 40 + 20))" ]
-for ((i = 0; i < 600; i++)); do
+while (($(ms_now) - t_down < 120000)); do
 	grep -q '^rate' "$out/fo.cli" && grep -q '^rate' "$out/fo.srv" && break
-	sleep 0.1
+	sleep 0.2
 done
 log "failover: transfer done, MRC_INFO client $(cat "$out/fo.cli.info")"
 log "failover: hA /proc/net/mrc: $(fabric_exec hA cat /proc/net/mrc | awk '$1 ~ /^(TxPackets|TxNoRoute|ConnFailed)$/' | tr '\n' ' ')"
-fabric_link_set 1 0 hB up
+# The dead link's EVs just before it comes back: probes must restore them.
+ev_states hA "$evs.down" || : >"$evs.down"
+awk -v p=$FO_PLANE -v s=$FO_SPINE '$4 == "assumed_bad" && $2 == p && $3 == s { print $1 }' \
+	"$evs.down" >"$evs.idx"
+nbad=$(wc -l <"$evs.idx")
+fabric_link_set $FO_PLANE $FO_SPINE hB up
 t_up=$(ms_now)
-for ((i = 0; i < 100; i++)); do
-	[ "$(info_get fo cli ev_bad)" = 0 ] && [ "$(info_get fo srv ev_bad)" = 0 ] && break
+# Restored: each of them GOOD again (or SKIP: usable), and, the connection
+# idle now (no spurious timeouts), no ASSUMED_BAD EV left on either host.
+restored=0 left="?" badA="?" badB="?"
+while (($(ms_now) - t_up < 10000)); do
+	if ev_states hA "$evs.up" && ev_states hB "$evs.upB"; then
+		left=$(awk 'NR == FNR { want[$1] = 1; next }
+			($1 in want) && $4 != "good" && $4 != "skip" { n++ }
+			END { print n + 0 }' "$evs.idx" "$evs.up")
+		badA=$(ev_count "$evs.up" assumed_bad)
+		badB=$(ev_count "$evs.upB" assumed_bad)
+		((left == 0 && badA == 0 && badB == 0)) && { restored=1; break; }
+	fi
 	sleep 0.1
 done
-check "failover: probes restored every EV within $(($(ms_now) - t_up)) ms" \
-	all '[ "$(info_get fo cli ev_bad)" = 0 ]' '[ "$(info_get fo srv ev_bad)" = 0 ]'
+log "failover: after link up: MRC_INFO ev_bad client $(info_get fo cli ev_bad) server $(info_get fo srv ev_bad)"
+check "failover: probes restored the $nbad EVs of the dead link within $(($(ms_now) - t_up)) ms (mrcctl: $left of them not good, ASSUMED_BAD hA $badA hB $badB)" \
+	all '[ "$restored" = 1 ]' '[ "$nbad" -gt 0 ]'
 touch "$hold"
-xfer_check fo "$N"
+xfer_check fo "$FO_N"
 c1=$(fabric_sid_count sp-p1-s0 srh 1)
 xfer_start fo2 $((N / 2))
 xfer_check fo2 $((N / 2))
@@ -318,38 +420,45 @@ c2=$(fabric_sid_count sp-p1-s0 srh 1)
 check "failover: a new transfer uses spine p1-s0 again (+$((c2 - c1)))" [ "$((c2 - c1))" -gt "$N" ]
 timing "failover ($(($(ms_now) - t0)) ms)"
 
+# plane_tx NAME SIDE P: packets the connection sent on plane P (MRC_INFO)
+plane_tx() {
+	sed 's/.*"planes":\[//' "$out/$1.$2.info" 2>/dev/null |
+		awk -F'"tx_pkts":' -v i=$(($3 + 2)) '{ split($i, a, ","); print a[1] + 0 }'
+}
+
 # ---- plane down under tbf ----
+# The issue's target: with P planes, losing one leaves >= 0.8 x (P-1)/P of
+# the clean goodput (0.6 for 4 planes). The tbf rate keeps the fabric, not
+# the emulated CPU, the bottleneck of both runs; the clean goodput is the
+# mean of a run before the failure and one after the plane came back, as
+# back-to-back runs on a TCG guest differ by up to a third.
 t0=$(ms_now)
 fabric_tbf "$RATE" || exit $ksft_fail
-xfer_start clean "$N"
-xfer_check clean "$N"
-clean=$(rate clean)
-xfer_start pd "$N"
+xfer_start clean "$PD_N"
+xfer_check clean "$PD_N"
+xfer_start pd "$PD_N"
 sleep 1
 fabric_plane_set 3 down
-xfer_check pd "$N"
+xfer_check pd "$PD_N"
 for h in hA hB; do
 	check "plane down: the module saw it on $h" \
 		[ "$(mrcctl "$h" plane show | awk '$2 == 3' | grep -c 'oper down')" = 1 ]
 done
-xfer_start three "$N"
-xfer_check three "$N"
-three=$(rate three)
-log "plane down: clean 4-plane goodput $clean Mbit/s, 3 planes $three Mbit/s (tbf $RATE per port)"
-# Under TCG the emulated CPU, not tbf, is often the bottleneck of the clean
-# run, and back-to-back runs differ by 2x: the issue's target (3 planes >=
-# 0.8 * 3/4 of clean) is reported, not asserted (benchmarks measure it:
-# make bench). What is asserted is that losing a plane does not collapse the
-# connection.
-ratio=$(awk -v a="$three" -v b="$clean" 'BEGIN { printf "%.2f", a / b }')
-if awk -v r="$ratio" 'BEGIN { exit !(r >= 0.6) }'; then
-	log "plane down: 3-plane/clean goodput ratio $ratio (target 0.60 met)"
-else
-	log "plane down: 3-plane/clean goodput ratio $ratio (target 0.60 NOT met)"
-fi
-check "plane down: 3-plane goodput >= 0.25 * clean (no collapse; ratio $ratio)" \
-	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.25) }'
+xfer_start three "$PD_N"
+xfer_check three "$PD_N"
+expect_eq "plane down: nothing sent on the dead plane" 0 "$(plane_tx three cli 3)"
 fabric_plane_set 3 up
+sleep 1
+xfer_start clean2 "$PD_N"
+xfer_check clean2 "$PD_N"
+check "plane up: plane 3 carries data again" [ "$(plane_tx clean2 cli 3)" -gt 0 ]
+clean=$(awk -v a="$(rate clean)" -v b="$(rate clean2)" 'BEGIN { printf "%.1f", (a + b) / 2 }')
+three=$(rate three)
+ratio=$(awk -v a="$three" -v b="$clean" 'BEGIN { printf "%.2f", a / b }')
+log "plane down: clean 4-plane goodput $(rate clean) / $(rate clean2) Mbit/s (mean $clean)," \
+	"3 planes $three Mbit/s, ratio $ratio (tbf $RATE per port)"
+check "plane down: 3-plane goodput >= 0.8 x 3/4 of clean (ratio $ratio)" \
+	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.6) }'
 fabric_tbf clear
 drain_conns
 log "failed connections after plane down: hA $(fail_count hA) hB $(fail_count hB)"
@@ -358,11 +467,6 @@ timing "plane down ($(($(ms_now) - t0)) ms)"
 
 # ---- plane admin down (mrcctl) mid-transfer ----
 t0=$(ms_now)
-# plane_tx NAME SIDE P: packets the connection sent on plane P (MRC_INFO)
-plane_tx() {
-	sed 's/.*"planes":\[//' "$out/$1.$2.info" 2>/dev/null |
-		awk -F'"tx_pkts":' -v i=$(($3 + 2)) '{ split($i, a, ","); print a[1] + 0 }'
-}
 xfer_start adm "$N"
 for ((i = 0; i < 50; i++)); do
 	[ "$(info_get adm cli state)" = 3 ] && break

@@ -3,6 +3,7 @@
  * mrc_inject - send malformed and hostile MRC packets at a live connection.
  *
  *   mrc_inject -d ADDR -q QPN -c CACK [-n COUNT] [-b SRCADDR] [-s SEED]
+ *   mrc_inject -S -d ADDR -q QPN -b SRCADDR -f FWDADDR [-n COUNT] [-s SEED]
  *
  * Plain UDP to ADDR port 4791 (from SRCADDR if given). Packets are built
  * with the project's own codec (kmod/core/mrc_wire.c, compiled in), in
@@ -17,9 +18,42 @@
  *   6 a data packet to QPN with its ICRC broken
  *   7 a connect response / close request with random token and ids
  * Prints how many packets of each kind were sent.
+ *
+ * -S: raw IPv6 packets (IPPROTO_RAW, the IPv6 header is ours) from SRCADDR
+ * to ADDR carrying a segment routing header (RFC 8754) in front of UDP and
+ * a well-formed MRC data packet to a QPN nobody owns (never QPN), in
+ * rounds of ten kinds:
+ *   0 badfirst  no segments left, but the header is too short for
+ *               first_segment + 1 segments
+ *   1 badlast   no segments left, but segments[0] is not ADDR
+ *   2 badtlv    no segments left, a malformed TLV area (overrun, PadN
+ *               longer than 5, a type byte without its length)
+ *   3 trunc     hdrlen reaches past the end of the packet (IPv6 length
+ *               consistent): the IPv6 stack drops it (Ip6InHdrErrors)
+ *   4 cut       the packet ends inside the SRH, the IPv6 payload length
+ *               says more: dropped on input (Ip6InTruncatedPkts)
+ *   5 segleft   segments left beyond the segment list (Ip6InHdrErrors and
+ *               a parameter problem)
+ *   6 fwd       one segment left, the next one FWDADDR (on-link, not the
+ *               receiver's): forwarded, which a host refuses
+ *               (Ip6InAddrErrors)
+ *   7 valid     no segments left, segments[0] = ADDR, well-formed TLVs or
+ *               none, random flags (HMAC flag excepted) and tag
+ *   8 loop      one segment left, the next one ADDR again: the receiver's
+ *               kernel processes it and loops it back with no segments
+ *               left, a valid SRH
+ *   9 badtype   laid out like a valid SRH, but a routing header of type
+ *               0 (RFC 5095) or 253/254 (experiments): with no segments
+ *               left the IPv6 stack passes these to UDP
+ * Kinds 0-2, 7 and 9 alternate no other extension header, a hop-by-hop
+ * options header in front of the SRH and a destination options header
+ * after it. The UDP checksum is computed for the destination the packet
+ * has when it reaches UDP. Prints one line "srh: total N badfirst N ...
+ * badtype N".
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,19 +99,395 @@ static int data_pkt(uint8_t *buf, uint32_t qpn, uint32_t psn)
 	return mrc_pkt_encode(&p, buf, 2048);
 }
 
+/* ---- -S: raw IPv6 with a segment routing header ---- */
+
+#define IP6_HLEN	40
+#define NH_HOP		0
+#define NH_UDP		17
+#define NH_ROUTING	43
+#define NH_DEST		60
+#define SRH_TYPE	4	/* IPV6_SRCRT_TYPE_4 */
+#define SRH_FLAG_HMAC	0x08	/* SR6_FLAG1_HMAC */
+#define TLV_PAD1	0
+#define TLV_PADN	4
+
+enum srh_kind {
+	SRH_BADFIRST, SRH_BADLAST, SRH_BADTLV, SRH_TRUNC, SRH_CUT,
+	SRH_SEGLEFT, SRH_FWD, SRH_VALID, SRH_LOOP, SRH_BADTYPE, SRH_KINDS
+};
+
+static const char *const srh_names[SRH_KINDS] = {
+	"badfirst", "badlast", "badtlv", "trunc", "cut",
+	"segleft", "fwd", "valid", "loop", "badtype",
+};
+
+struct srh_spec {
+	uint8_t type, hdrlen, segleft, first, flags;
+	uint16_t tag;
+	int nsegs;			/* segments written */
+	struct in6_addr segs[4];	/* [0] = the last segment */
+	uint8_t tlv[48];		/* written after the segments */
+	int tlvlen;
+};
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = (uint8_t)v;
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, int len)
+{
+	int i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+/* UDP checksum with the IPv6 pseudo header of @src and @dst. */
+static uint16_t udp6_csum(const struct in6_addr *src, const struct in6_addr *dst,
+			  const uint8_t *udp, int len)
+{
+	uint32_t sum = 0;
+
+	sum = csum_add(sum, src->s6_addr, 16);
+	sum = csum_add(sum, dst->s6_addr, 16);
+	sum += (uint32_t)len + NH_UDP;
+	sum = csum_add(sum, udp, len);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	return sum ? sum : 0xffff;
+}
+
+/* An 8-byte hop-by-hop or destination options header: one PadN option. */
+static int put_opts(uint8_t *p, uint8_t nh)
+{
+	memset(p, 0, 8);
+	p[0] = nh;
+	p[2] = 1;	/* PadN */
+	p[3] = 4;
+	return 8;
+}
+
+/* The SRH as specified; returns the bytes written (hdrlen not enforced). */
+static int put_srh(uint8_t *p, uint8_t nh, const struct srh_spec *sp)
+{
+	int i, n = 8;
+
+	p[0] = nh;
+	p[1] = sp->hdrlen;
+	p[2] = sp->type;
+	p[3] = sp->segleft;
+	p[4] = sp->first;
+	p[5] = sp->flags;
+	put16(p + 6, sp->tag);
+	for (i = 0; i < sp->nsegs; i++, n += 16)
+		memcpy(p + n, &sp->segs[i], 16);
+	memcpy(p + n, sp->tlv, sp->tlvlen);
+	return n + sp->tlvlen;
+}
+
+/* An address of @base's /64 with random low 16 bits, never @base itself. */
+static struct in6_addr other_addr(const struct in6_addr *base)
+{
+	struct in6_addr a = *base;
+
+	do {
+		a.s6_addr[14] = (uint8_t)rnd();
+		a.s6_addr[15] = (uint8_t)rnd();
+	} while (!memcmp(&a, base, sizeof(a)));
+	return a;
+}
+
+static void tlv(struct srh_spec *sp, uint8_t type, uint8_t len)
+{
+	sp->tlv[sp->tlvlen] = type;
+	sp->tlv[sp->tlvlen + 1] = len;
+	memset(sp->tlv + sp->tlvlen + 2, type == TLV_PADN ? 0 : 0xa5, len);
+	sp->tlvlen += 2 + len;
+}
+
+/* One segment, @dst, no segments left, hdrlen for @tlvbytes of TLVs. */
+static void srh_one(struct srh_spec *sp, const struct in6_addr *dst, int tlvbytes)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->type = SRH_TYPE;
+	sp->nsegs = 1;
+	sp->segs[0] = *dst;
+	sp->hdrlen = 2 + tlvbytes / 8;
+}
+
+/*
+ * A well-formed two-segment SRH arriving at its first segment @dst (the
+ * packet's destination) with one left to visit: @via.
+ */
+static void srh_via(struct srh_spec *sp, const struct in6_addr *via,
+		    const struct in6_addr *dst)
+{
+	srh_one(sp, via, 0);
+	sp->nsegs = 2;
+	sp->segs[1] = *dst;
+	sp->hdrlen = 4;
+	sp->first = 1;
+	sp->segleft = 1;
+}
+
+/* Fill @sp for packet number @round of @kind (variants rotate by round). */
+static void srh_make(enum srh_kind kind, unsigned long round, struct srh_spec *sp,
+		     const struct in6_addr *dst, const struct in6_addr *fwd)
+{
+	switch (kind) {
+	case SRH_BADFIRST:
+		srh_one(sp, dst, 0);
+		switch (round % 3) {
+		case 0:		/* one segment, first_segment says more */
+			sp->first = 1 + rnd() % 255;
+			break;
+		case 1:		/* 8 bytes: no room for even one segment */
+			sp->hdrlen = 0;
+			sp->nsegs = 0;
+			break;
+		default:	/* two segments, first_segment says more */
+			sp->nsegs = 2;
+			sp->segs[1] = other_addr(dst);
+			sp->hdrlen = 4;
+			sp->first = 2 + rnd() % 254;
+			break;
+		}
+		break;
+	case SRH_BADLAST:
+		srh_one(sp, dst, 0);
+		switch (round % 3) {
+		case 0:		/* another address of the subnet */
+			sp->segs[0] = other_addr(dst);
+			break;
+		case 1:		/* list in path order: ADDR last instead of first */
+			sp->nsegs = 3;
+			sp->first = 2;
+			sp->hdrlen = 6;
+			sp->segs[0] = other_addr(dst);
+			sp->segs[1] = other_addr(dst);
+			sp->segs[2] = *dst;
+			break;
+		default:	/* one bit off */
+			sp->segs[0].s6_addr[rnd() % 16] ^= 1u << (rnd() % 8);
+			break;
+		}
+		break;
+	case SRH_BADTLV:
+		switch (round % 4) {
+		case 0:		/* PadN of 6 bytes: RFC 8754 allows 0..5 */
+			srh_one(sp, dst, 8);
+			tlv(sp, TLV_PADN, 6);
+			break;
+		case 1:		/* a TLV running past the header */
+			srh_one(sp, dst, 8);
+			tlv(sp, 3, 10);
+			sp->tlvlen = 8;
+			break;
+		case 2:		/* PadN(5), then a type byte without length */
+			srh_one(sp, dst, 8);
+			tlv(sp, TLV_PADN, 5);
+			sp->tlv[sp->tlvlen++] = 0x80;
+			break;
+		default:	/* opaque(6), then PadN(7) past the end */
+			srh_one(sp, dst, 16);
+			tlv(sp, 3, 6);
+			tlv(sp, TLV_PADN, 7);
+			sp->tlvlen = 16;
+			break;
+		}
+		break;
+	case SRH_TRUNC:
+		srh_one(sp, dst, 0);
+		sp->hdrlen = 100 + rnd() % 156;	/* 808..2048 bytes */
+		break;
+	case SRH_CUT:
+		srh_one(sp, dst, 0);
+		break;
+	case SRH_SEGLEFT:
+		srh_one(sp, dst, 0);
+		if (round % 2) {
+			sp->nsegs = 2;
+			sp->segs[1] = *dst;
+			sp->hdrlen = 4;
+			sp->first = 1;
+			sp->segleft = 2 + rnd() % 254;
+		} else {
+			sp->segleft = 1 + rnd() % 255;
+		}
+		break;
+	case SRH_FWD:
+		srh_via(sp, fwd, dst);
+		break;
+	case SRH_VALID:
+		switch (round % 6) {
+		case 0:
+			srh_one(sp, dst, 0);
+			break;
+		case 1:		/* three segments, no TLV */
+			srh_one(sp, dst, 0);
+			sp->nsegs = 3;
+			sp->first = 2;
+			sp->hdrlen = 6;
+			sp->segs[1] = other_addr(dst);
+			sp->segs[2] = other_addr(dst);
+			break;
+		case 2:		/* Pad1 + PadN(5) */
+			srh_one(sp, dst, 8);
+			sp->tlv[sp->tlvlen++] = TLV_PAD1;
+			tlv(sp, TLV_PADN, 5);
+			break;
+		case 3:		/* opaque, 6 bytes */
+			srh_one(sp, dst, 8);
+			tlv(sp, 3, 6);
+			break;
+		case 4:		/* two segments; unknown type, Pad1 x2, egress */
+			srh_one(sp, dst, 16);
+			sp->nsegs = 2;
+			sp->first = 1;
+			sp->hdrlen += 2;
+			sp->segs[1] = other_addr(dst);
+			tlv(sp, 0x7f, 4);
+			sp->tlv[sp->tlvlen++] = TLV_PAD1;
+			sp->tlv[sp->tlvlen++] = TLV_PAD1;
+			tlv(sp, 2, 6);
+			break;
+		default:	/* an HMAC TLV, flag clear: not checked */
+			srh_one(sp, dst, 40);
+			tlv(sp, 5, 38);
+			break;
+		}
+		sp->flags = (uint8_t)rnd() & ~SRH_FLAG_HMAC;
+		sp->tag = (uint16_t)rnd();
+		break;
+	case SRH_LOOP:
+		srh_via(sp, dst, dst);
+		break;
+	default:	/* SRH_BADTYPE */
+		srh_one(sp, dst, 0);
+		sp->type = (round % 3) ? 252 + round % 3 : 0;
+		break;
+	}
+}
+
+/* Build packet @i: IPv6 [HBH] SRH [DEST] UDP MRC. Returns the bytes to send. */
+static int srh_packet(uint8_t *buf, unsigned long i, uint32_t qpn,
+		      const struct in6_addr *src, const struct in6_addr *dst,
+		      const struct in6_addr *fwd)
+{
+	enum srh_kind kind = i % SRH_KINDS;
+	unsigned long round = i / SRH_KINDS;
+	int flav = 0, off = IP6_HLEN, udp, mlen, wire;
+	uint8_t *nhp = &buf[6];
+	uint32_t bogus;
+	struct srh_spec sp;
+
+	srh_make(kind, round, &sp, dst, fwd);
+	if (kind <= SRH_BADTLV || kind == SRH_VALID || kind == SRH_BADTYPE)
+		flav = round % 3;
+	memset(buf, 0, IP6_HLEN);
+	buf[0] = 0x60;
+	buf[1] = (uint8_t)(rnd() & 0x0f);	/* flow label */
+	put16(buf + 2, (uint16_t)rnd());
+	buf[7] = 64;
+	memcpy(buf + 8, src, 16);
+	memcpy(buf + 24, dst, 16);
+	if (flav == 1) {
+		*nhp = NH_HOP;
+		nhp = &buf[off];
+		off += put_opts(buf + off, 0);
+	}
+	*nhp = NH_ROUTING;
+	nhp = &buf[off];
+	off += put_srh(buf + off, 0, &sp);
+	if (flav == 2) {
+		*nhp = NH_DEST;
+		nhp = &buf[off];
+		off += put_opts(buf + off, 0);
+	}
+	*nhp = NH_UDP;
+	udp = off;
+	do
+		bogus = 0x10 + rnd() % 0x1000;
+	while (bogus == qpn);
+	mlen = data_pkt(buf + udp + 8, bogus, rnd());
+	if (mlen < 0)
+		mlen = 0;
+	put16(buf + udp, (uint16_t)(49152 + rnd() % 16384));
+	put16(buf + udp + 2, MRC_UDP_PORT);
+	put16(buf + udp + 4, (uint16_t)(8 + mlen));
+	put16(buf + udp + 6, 0);
+	/*
+	 * The receiver checks the checksum against the destination the
+	 * packet has when it reaches UDP: segments[0] once the receiver's
+	 * kernel moved to it, else the IPv6 destination (which a bad SRH
+	 * does not match).
+	 */
+	put16(buf + udp + 6, udp6_csum(src, sp.segleft ? &sp.segs[0] : dst,
+				       buf + udp, 8 + mlen));
+	wire = udp + 8 + mlen;
+	put16(buf + 4, (uint16_t)(wire - IP6_HLEN));
+	if (kind == SRH_CUT)	/* cut 8..23 bytes into the SRH */
+		wire = IP6_HLEN + 8 + rnd() % 16;
+	return wire;
+}
+
+static int inject_srh(const struct in6_addr *dst, const char *src_s,
+		      const char *fwd_s, uint32_t qpn, unsigned long count)
+{
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_addr = *dst };
+	unsigned long sent[SRH_KINDS] = { 0 }, i;
+	struct in6_addr src, fwd;
+	uint8_t buf[4096];
+	int fd, len, k;
+
+	if (!src_s || !fwd_s || inet_pton(AF_INET6, src_s, &src) != 1 ||
+	    inet_pton(AF_INET6, fwd_s, &fwd) != 1) {
+		fprintf(stderr, "mrc_inject -S needs -b SRCADDR and -f FWDADDR\n");
+		return 2;
+	}
+	/* IPPROTO_RAW: the IPv6 header is ours (IPV6_HDRINCL implied) */
+	fd = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0) {
+		perror("socket(AF_INET6, SOCK_RAW, IPPROTO_RAW)");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		len = srh_packet(buf, i, qpn, &src, dst, &fwd);
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+			perror("sendto");
+			return 1;
+		}
+		sent[i % SRH_KINDS]++;
+		if (!(i % 16))
+			usleep(1000);	/* leave the receiver's backlog some room */
+	}
+	printf("srh: total %lu", count);
+	for (k = 0; k < SRH_KINDS; k++)
+		printf(" %s %lu", srh_names[k], sent[k]);
+	printf("\n");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in6 dst = { .sin6_family = AF_INET6, .sin6_port = htons(MRC_UDP_PORT) };
 	struct sockaddr_in6 src = { .sin6_family = AF_INET6 };
 	unsigned long count = 10000, sent[8] = { 0 }, i;
 	uint32_t qpn = 0, cack = 0;
-	const char *bind_addr = NULL;
+	const char *bind_addr = NULL, *fwd_addr = NULL;
 	uint8_t buf[2048];
 	struct mrc_pkt p;
-	int fd, c, len, k;
+	int fd, c, len, k, srh = 0;
 
 	rs = 12345;
-	while ((c = getopt(argc, argv, "d:q:c:n:b:s:")) != -1) {
+	while ((c = getopt(argc, argv, "d:q:c:n:b:s:f:S")) != -1) {
 		switch (c) {
 		case 'd':
 			if (inet_pton(AF_INET6, optarg, &dst.sin6_addr) != 1)
@@ -88,13 +498,18 @@ int main(int argc, char **argv)
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'b': bind_addr = optarg; break;
 		case 's': rs = strtoull(optarg, NULL, 0); break;
+		case 'f': fwd_addr = optarg; break;
+		case 'S': srh = 1; break;
 		default:
-			fprintf(stderr, "usage: mrc_inject -d ADDR -q QPN -c CACK [-n N] [-b SRC]\n");
+			fprintf(stderr, "usage: mrc_inject -d ADDR -q QPN -c CACK [-n N] [-b SRC]\n"
+				"       mrc_inject -S -d ADDR -q QPN -b SRC -f FWD [-n N]\n");
 			return 2;
 		}
 	}
 	if (!qpn)
 		return 2;
+	if (srh)
+		return inject_srh(&dst.sin6_addr, bind_addr, fwd_addr, qpn, count);
 	fd = socket(AF_INET6, SOCK_DGRAM, 0);
 	if (fd < 0)
 		return 1;

@@ -17,12 +17,7 @@ out=$(mktemp -d)
 mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 trap 'rm -rf "$out"; mrc_cleanup' EXIT
 
-netns_add mrci-a && netns_add mrci-b || exit $ksft_fail
-ip link add name mrci0 netns mrci-a type veth peer name mrci1 netns mrci-b
-ip -n mrci-a addr add fd00:6d72:1::1/64 dev mrci0 nodad
-ip -n mrci-b addr add fd00:6d72:1::2/64 dev mrci1 nodad
-ip -n mrci-a link set dev mrci0 up
-ip -n mrci-b link set dev mrci1 up
+veth_pair mrci-a mrci0 fd00:6d72:1::1/64 mrci-b mrci1 fd00:6d72:1::2/64 || exit $ksft_fail
 
 # xfer NAME SERVER_NS CLIENT_NS SERVER_ADDR PORT
 xfer() {

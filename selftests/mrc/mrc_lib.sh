@@ -47,6 +47,29 @@ netns_add() {
 	ip netns add "$1" && ip -n "$1" link set dev lo up && mrc_netns_list+=("$1")
 }
 
+# veth_pair NS_A DEV_A "ADDR_A..." NS_B DEV_B "ADDR_B...": two new namespaces
+# (netns_add, removed by mrc_cleanup) joined by a veth pair, DEV_A in NS_A
+# and DEV_B in NS_B, both up, each with its IPv6 addresses (ADDR/PREFIXLEN,
+# a space-separated list; no duplicate address detection).
+veth_pair() {
+	local nsa=$1 deva=$2 addra=$3 nsb=$4 devb=$5 addrb=$6 a
+	netns_add "$nsa" && netns_add "$nsb" || return 1
+	ip link add name "$deva" netns "$nsa" type veth peer name "$devb" netns "$nsb" ||
+		return 1
+	for a in $addra; do
+		ip -n "$nsa" addr add "$a" dev "$deva" nodad || return 1
+	done
+	for a in $addrb; do
+		ip -n "$nsb" addr add "$a" dev "$devb" nodad || return 1
+	done
+	ip -n "$nsa" link set dev "$deva" up && ip -n "$nsb" link set dev "$devb" up
+}
+
+# snmp6_counter NAME NETNS: one value of the namespace's /proc/net/snmp6
+snmp6_counter() {
+	ip netns exec "$2" cat /proc/net/snmp6 | awk -v k="$1" '$1 == k { print $2 }'
+}
+
 mrc_cleanup() {
 	local ns
 	for ns in "${mrc_netns_list[@]}"; do

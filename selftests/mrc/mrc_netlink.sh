@@ -73,7 +73,7 @@ expect_eq "plane del id 1" 0 "$rc"
 expect_eq "plane show after del" "[$P0]" "$("$M" -n nlA -j plane show)"
 
 expect_refused "plane id out of range" 1 \
-	"mrcctl: plane add: Numerical result out of range: integer out of range (id, allowed 0..31)" \
+	"mrcctl: plane add: Invalid argument: plane-id out of range (id, allowed 0..31)" \
 	"$M" -n nlA plane add id 99 dev pl0 addr 2001:db8::9
 expect_refused "duplicate plane" 1 \
 	"mrcctl: plane add: File exists: mrc: plane id already exists" \
@@ -119,6 +119,9 @@ expect_refused "segment list of 9 SIDs" 1 \
 expect_refused "usid route with segs" 1 \
 	"mrcctl: route add: Invalid argument: encap usid takes no segment list (path 1 segs)" \
 	"$M" -n nlA route add fc00:d::/64 encap usid plane 0 segs 1::
+expect_refused "path plane out of range" 1 \
+	"mrcctl: route add: Invalid argument: path plane out of range (path 2 plane, allowed 0..31)" \
+	"$M" -n nlA route add fc00:d::/64 encap srh plane 0 segs 1:: plane 32 segs 2::
 expect_refused "host bits in prefix" 1 \
 	"mrcctl: route add: Invalid argument: destination prefix has bits set beyond its length (prefix)" \
 	"$M" -n nlA route add fc00:d::1/64
@@ -139,8 +142,11 @@ expect_eq "profile set" 0 "$rc"
 PF3='{"id":3,"ev":{"count":256,"active_per_plane":24,"min_active":0},"cc":{"algo":"fixed","target_delay_pm":750,"gamma_pm":900,"max_md_pm":500,"max_wnd_pm":2000,"init_wnd_pm":1000}}'
 expect_eq "profile show id 3" "[$PF3]" "$("$M" -n nlA -j profile show id 3)"
 expect_refused "profile ev-count out of range" 1 \
-	"mrcctl: profile add: Numerical result out of range: integer out of range (ev-count, allowed 128..256)" \
+	"mrcctl: profile add: Invalid argument: ev count out of range (ev-count, allowed 128..256)" \
 	"$M" -n nlA profile add id 4 ev-count 64
+expect_refused "profile gamma out of range" 1 \
+	"mrcctl: profile set: Invalid argument: cc gamma-pm out of range (gamma, allowed 1..1000)" \
+	"$M" -n nlA profile set id 0 gamma 1001
 expect_refused "deleting profile 0" 1 \
 	"mrcctl: profile del: Invalid argument: mrc: profile 0 is the default and cannot be deleted" \
 	"$M" -n nlA profile del id 0
@@ -154,6 +160,9 @@ check "stats: 1 plane, 2 routes, 1 profile ($stats)" \
 	grep -q '^{"planes":1,"routes":2,"profiles":1,' <<<"$stats"
 check "stats count EEXIST rejections" grep -q '"rejected_exist":2,' <<<"$stats"
 check "stats count ENODEV rejections" grep -q '"rejected_nodev":1,' <<<"$stats"
+# 9: plane id, multicast source, 9 SIDs, usid with segs, path plane, host
+# bits, ev-count, gamma, profile 0 (value checks are counted too)
+check "stats count EINVAL rejections" grep -q '"rejected_inval":9,' <<<"$stats"
 
 # --- unprivileged: writes refused, reads work ------------------------------
 for w in "plane add id 7 dev pl0 addr 2001:db8::7" "plane set id 0 down" "plane del id 0" \

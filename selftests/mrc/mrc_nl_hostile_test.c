@@ -7,6 +7,10 @@
  * garbage, reserved header flags. Every refusal must come back with the
  * expected errno AND extack text (NLMSGERR_ATTR_MSG), and where the kernel
  * names an attribute (NLMSGERR_ATTR_OFFS) it must be the one we broke.
+ * Every value check of mrc.ko (ranges, address lengths, at every nesting
+ * level and in dumps) must answer EINVAL - never the core's ERANGE - with a
+ * message naming the attribute and, in NLMSGERR_ATTR_POLICY, the allowed
+ * range; the values at the bounds must be accepted.
  * Each test runs in a fresh network namespace (unshare), which also
  * exercises the namespace teardown with configuration present.
  */
@@ -42,6 +46,8 @@ struct ack {
 	char msg[256];		/* NLMSGERR_ATTR_MSG */
 	int offs;		/* NLMSGERR_ATTR_OFFS or -1 */
 	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE or -1 */
+	int64_t pol_min;	/* NLMSGERR_ATTR_POLICY: min value/length or -1 */
+	int64_t pol_max;	/* max value/length or -1 */
 	int nreplies;		/* data messages before the ack/done */
 	int last_cmd;		/* genl cmd of the last data message */
 };
@@ -119,19 +125,34 @@ static int nl_open(void)
 	return fd;
 }
 
-static void parse_ext_ack(struct nlmsghdr *nlh, struct ack *a)
+/* The range or length limits of an NLMSGERR_ATTR_POLICY nest. */
+static void parse_policy(struct nlattr *pol, struct ack *a)
 {
-	struct nlmsgerr *e = NLMSG_DATA(nlh);
-	size_t off = sizeof(*e);
-	struct nlattr *at;
-	int rem;
+	struct nlattr *at = (struct nlattr *)((char *)pol + NLA_HDRLEN);
+	int rem = pol->nla_len - NLA_HDRLEN;
 
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	at = (struct nlattr *)((char *)e + off);
-	rem = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)off;
+	while (rem >= NLA_HDRLEN && at->nla_len >= NLA_HDRLEN && at->nla_len <= rem) {
+		void *d = (char *)at + NLA_HDRLEN;
+		uint64_t v = at->nla_len - NLA_HDRLEN == 8 ? *(uint64_t *)d : *(uint32_t *)d;
+
+		switch (at->nla_type & NLA_TYPE_MASK) {
+		case NL_POLICY_TYPE_ATTR_MIN_VALUE_U:
+		case NL_POLICY_TYPE_ATTR_MIN_LENGTH:
+			a->pol_min = (int64_t)v;
+			break;
+		case NL_POLICY_TYPE_ATTR_MAX_VALUE_U:
+		case NL_POLICY_TYPE_ATTR_MAX_LENGTH:
+			a->pol_max = (int64_t)v;
+			break;
+		}
+		rem -= NLA_ALIGN(at->nla_len);
+		at = (struct nlattr *)((char *)at + NLA_ALIGN(at->nla_len));
+	}
+}
+
+/* The TLVs of an extended ack (@len bytes at @at). */
+static void parse_tlvs(struct nlattr *at, int rem, struct ack *a)
+{
 	while (rem >= NLA_HDRLEN && at->nla_len >= NLA_HDRLEN && at->nla_len <= rem) {
 		void *d = (char *)at + NLA_HDRLEN;
 
@@ -145,10 +166,39 @@ static void parse_ext_ack(struct nlmsghdr *nlh, struct ack *a)
 		case NLMSGERR_ATTR_MISS_TYPE:
 			a->miss_type = *(uint32_t *)d;
 			break;
+		case NLMSGERR_ATTR_POLICY:
+			parse_policy(at, a);
+			break;
 		}
 		rem -= NLA_ALIGN(at->nla_len);
 		at = (struct nlattr *)((char *)at + NLA_ALIGN(at->nla_len));
 	}
+}
+
+static void parse_ext_ack(struct nlmsghdr *nlh, struct ack *a)
+{
+	struct nlmsgerr *e = NLMSG_DATA(nlh);
+	size_t off = sizeof(*e);
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	parse_tlvs((struct nlattr *)((char *)e + off),
+		   (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)off, a);
+}
+
+/* NLMSG_DONE of a dump: its errno and, after it, the extack message. */
+static void parse_done(struct nlmsghdr *nlh, struct ack *a)
+{
+	int off = NLA_ALIGN(sizeof(int));
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(int)))
+		return;
+	a->error = -*(int *)NLMSG_DATA(nlh);
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		parse_tlvs((struct nlattr *)((char *)NLMSG_DATA(nlh) + off),
+			   (int)nlh->nlmsg_len - NLMSG_HDRLEN - off, a);
 }
 
 typedef void (*reply_fn)(struct nlmsghdr *nlh, void *arg);
@@ -162,6 +212,8 @@ static int transact(int fd, struct req *r, struct ack *a, reply_fn fn, void *arg
 	memset(a, 0, sizeof(*a));
 	a->offs = -1;
 	a->miss_type = -1;
+	a->pol_min = -1;
+	a->pol_max = -1;
 	a->last_cmd = -1;
 	r->nlh.nlmsg_seq = ++seq;
 	if (send(fd, r->buf, r->nlh.nlmsg_len, 0) < 0)
@@ -180,8 +232,10 @@ static int transact(int fd, struct req *r, struct ack *a, reply_fn fn, void *arg
 				parse_ext_ack(nlh, a);
 				return 0;
 			}
-			if (nlh->nlmsg_type == NLMSG_DONE)
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				parse_done(nlh, a);
 				return 0;
+			}
 			a->nreplies++;
 			a->last_cmd = ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
 			if (fn)
@@ -284,6 +338,17 @@ FIXTURE_TEARDOWN(nl)
 	RUN();								\
 	EXPECT_EQ(0, self->a.error) TH_LOG("refused: %s", self->a.msg); \
 } while (0)
+/*
+ * Expect a value check's refusal: EINVAL (not ERANGE), exactly this text,
+ * the attribute at @off and the allowed range (or length) @lo..@hi in
+ * NLMSGERR_ATTR_POLICY.
+ */
+#define EXPECT_BAD_VALUE(text, off, lo, hi) do {			\
+	EXPECT_REFUSED(EINVAL, (text));					\
+	EXPECT_EQ((off), self->a.offs);					\
+	EXPECT_EQ((int64_t)(lo), self->a.pol_min);			\
+	EXPECT_EQ((int64_t)(hi), self->a.pol_max);			\
+} while (0)
 
 static void plane_add(struct req *r, int fam, uint32_t id)
 {
@@ -314,19 +379,83 @@ TEST_F(nl, plane_round_trip)
 
 TEST_F(nl, plane_id_out_of_range)
 {
+	static const int cmds[] = {
+		MRC_CMD_PLANE_ADD, MRC_CMD_PLANE_SET, MRC_CMD_PLANE_DEL, MRC_CMD_PLANE_GET,
+	};
+	unsigned int i;
 	int off;
 
-	START(MRC_CMD_PLANE_ADD);
-	off = put_u32(&self->r, MRC_ATTR_PLANE_ID, MRC_PLANE_ID_MAX + 1);
-	put_u32(&self->r, MRC_ATTR_IFINDEX, 1);
-	put_in6(&self->r, MRC_ATTR_SADDR, "2001:db8::1");
-	EXPECT_REFUSED(ERANGE, "integer out of range");
-	EXPECT_EQ(off, self->a.offs);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		START(cmds[i]);
+		off = put_u32(&self->r, MRC_ATTR_PLANE_ID, MRC_PLANE_ID_MAX + 1);
+		if (cmds[i] == MRC_CMD_PLANE_ADD || cmds[i] == MRC_CMD_PLANE_SET) {
+			put_u32(&self->r, MRC_ATTR_IFINDEX, 1);
+			put_in6(&self->r, MRC_ATTR_SADDR, "2001:db8::1");
+		}
+		EXPECT_BAD_VALUE("plane-id out of range", off, 0, MRC_PLANE_ID_MAX);
+	}
 
 	START(MRC_CMD_PLANE_DEL);
 	off = put_u32(&self->r, MRC_ATTR_PLANE_ID, 0xffffffff);
-	EXPECT_REFUSED(ERANGE, "integer out of range");
-	EXPECT_EQ(off, self->a.offs);
+	EXPECT_BAD_VALUE("plane-id out of range", off, 0, MRC_PLANE_ID_MAX);
+
+	/* the highest id is a plane id */
+	plane_add(&self->r, self->fam, MRC_PLANE_ID_MAX);
+	EXPECT_OK();
+
+	/* a dump refuses it too: the message in NLMSG_DONE, no offset there */
+	req_init(&self->r, self->fam, MRC_CMD_PLANE_GET, NLM_F_DUMP);
+	put_u32(&self->r, MRC_ATTR_PLANE_ID, MRC_PLANE_ID_MAX + 1);
+	RUN();
+	EXPECT_EQ(EINVAL, self->a.error);
+	EXPECT_STREQ("plane-id out of range", self->a.msg);
+	EXPECT_EQ(0, self->a.nreplies);
+	req_init(&self->r, self->fam, MRC_CMD_PLANE_GET, NLM_F_DUMP);
+	put_u32(&self->r, MRC_ATTR_PLANE_ID, MRC_PLANE_ID_MAX);
+	RUN();
+	EXPECT_EQ(0, self->a.error);
+	EXPECT_EQ(1, self->a.nreplies);
+}
+
+TEST_F(nl, plane_values)
+{
+	int off;
+
+	START(MRC_CMD_PLANE_ADD);
+	put_u32(&self->r, MRC_ATTR_PLANE_ID, 0);
+	off = put_u32(&self->r, MRC_ATTR_IFINDEX, 0);
+	put_in6(&self->r, MRC_ATTR_SADDR, "2001:db8::1");
+	EXPECT_BAD_VALUE("ifindex out of range", off, 1, UINT32_MAX);
+
+	START(MRC_CMD_PLANE_ADD);
+	put_u32(&self->r, MRC_ATTR_PLANE_ID, 0);
+	put_u32(&self->r, MRC_ATTR_IFINDEX, 1);
+	put_in6(&self->r, MRC_ATTR_SADDR, "2001:db8::1");
+	off = put_u8(&self->r, MRC_ATTR_ADMIN_UP, 2);
+	EXPECT_BAD_VALUE("admin-up out of range", off, 0, 1);
+
+	/* an address one byte short, one byte long */
+	START(MRC_CMD_PLANE_ADD);
+	put_u32(&self->r, MRC_ATTR_PLANE_ID, 0);
+	put_u32(&self->r, MRC_ATTR_IFINDEX, 1);
+	off = put(&self->r, MRC_ATTR_SADDR, "0123456789abcde", 15);
+	EXPECT_BAD_VALUE("saddr must be 16 bytes", off, 16, 16);
+	START(MRC_CMD_PLANE_SET);
+	put_u32(&self->r, MRC_ATTR_PLANE_ID, 0);
+	off = put(&self->r, MRC_ATTR_SADDR, "0123456789abcdef", 17);
+	EXPECT_BAD_VALUE("saddr must be 16 bytes", off, 16, 16);
+
+	/* the bounds themselves are fine */
+	START(MRC_CMD_PLANE_ADD);
+	put_u32(&self->r, MRC_ATTR_PLANE_ID, 0);
+	put_u32(&self->r, MRC_ATTR_IFINDEX, 1);
+	put_in6(&self->r, MRC_ATTR_SADDR, "2001:db8::1");
+	put_u8(&self->r, MRC_ATTR_ADMIN_UP, 1);
+	EXPECT_OK();
+	START(MRC_CMD_PLANE_SET);
+	put_u32(&self->r, MRC_ATTR_PLANE_ID, 0);
+	put_u8(&self->r, MRC_ATTR_ADMIN_UP, 0);
+	EXPECT_OK();
 }
 
 TEST_F(nl, wrong_types)
@@ -344,8 +473,7 @@ TEST_F(nl, wrong_types)
 	put_u32(&self->r, MRC_ATTR_PLANE_ID, 0);
 	put_u32(&self->r, MRC_ATTR_IFINDEX, 1);
 	off = put_u32(&self->r, MRC_ATTR_SADDR, 0x20010db8);
-	EXPECT_REFUSED(ERANGE, "binary attribute size out of range");
-	EXPECT_EQ(off, self->a.offs);
+	EXPECT_BAD_VALUE("saddr must be 16 bytes", off, 16, 16);
 
 	/* string without its NUL */
 	START(MRC_CMD_PLANE_ADD);
@@ -467,7 +595,7 @@ static void route_srh(struct req *r, int fam, const char *dst, int len, int n, i
 
 TEST_F(nl, segment_lists)
 {
-	int p, s;
+	int p, s, off;
 
 	route_srh(&self->r, self->fam, "fc00:b::", 64, 1, MRC_SEGS_MAX + 1);
 	EXPECT_REFUSED(EINVAL, "segment list longer than 8 SIDs");
@@ -481,7 +609,7 @@ TEST_F(nl, segment_lists)
 	route_srh(&self->r, self->fam, "fc00:b::", 64, 0, 0);
 	EXPECT_REFUSED(EINVAL, "mrc: encap srh and usid need at least one path");
 
-	/* a SID of the wrong size inside the nest */
+	/* a SID of the wrong size inside the nest, after a good one */
 	START(MRC_CMD_ROUTE_ADD);
 	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::");
 	put_u8(&self->r, MRC_ATTR_DST_LEN, 64);
@@ -489,10 +617,11 @@ TEST_F(nl, segment_lists)
 	p = nest_start(&self->r, MRC_ATTR_PATH);
 	put_u32(&self->r, MRC_PATH_ATTR_PLANE, 0);
 	s = nest_start(&self->r, MRC_PATH_ATTR_SEGS);
-	put_u32(&self->r, MRC_SEG_ATTR_SID, 1);
+	put_in6(&self->r, MRC_SEG_ATTR_SID, "fc00:1::");
+	off = put_u32(&self->r, MRC_SEG_ATTR_SID, 1);
 	nest_end(&self->r, s);
 	nest_end(&self->r, p);
-	EXPECT_REFUSED(ERANGE, "binary attribute size out of range");
+	EXPECT_BAD_VALUE("seg sid must be 16 bytes", off, 16, 16);
 
 	/* the largest legal route, dumped back in one piece */
 	route_srh(&self->r, self->fam, "fc00:b::", 64, MRC_ROUTE_PATHS_MAX, MRC_SEGS_MAX);
@@ -563,7 +692,7 @@ TEST_F(nl, nested_garbage)
 
 TEST_F(nl, route_values)
 {
-	int off;
+	int off, p;
 
 	START(MRC_CMD_ROUTE_ADD);
 	off = put_in6(&self->r, MRC_ATTR_DST, "fc00:b::1");
@@ -574,16 +703,72 @@ TEST_F(nl, route_values)
 	START(MRC_CMD_ROUTE_ADD);
 	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::");
 	off = put_u8(&self->r, MRC_ATTR_DST_LEN, 129);
-	EXPECT_REFUSED(ERANGE, "integer out of range");
-	EXPECT_EQ(off, self->a.offs);
+	EXPECT_BAD_VALUE("dst-len out of range", off, 0, 128);
+
+	START(MRC_CMD_ROUTE_DEL);
+	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::");
+	off = put_u8(&self->r, MRC_ATTR_DST_LEN, 255);
+	EXPECT_BAD_VALUE("dst-len out of range", off, 0, 128);
+
+	START(MRC_CMD_ROUTE_GET);
+	off = put(&self->r, MRC_ATTR_DST, "0123456789abcde", 15);
+	EXPECT_BAD_VALUE("dst must be 16 bytes", off, 16, 16);
 
 	START(MRC_CMD_ROUTE_ADD);
 	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::");
 	put_u8(&self->r, MRC_ATTR_DST_LEN, 64);
 	off = put_u8(&self->r, MRC_ATTR_ENCAP, MRC_ENCAP_MAX + 1);
-	EXPECT_REFUSED(ERANGE, "integer out of range");
-	EXPECT_EQ(off, self->a.offs);
+	EXPECT_BAD_VALUE("encap out of range", off, 0, MRC_ENCAP_MAX);
 
+	/* a dump's request attributes are checked too */
+	req_init(&self->r, self->fam, MRC_CMD_ROUTE_GET, NLM_F_DUMP);
+	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::");
+	put_u8(&self->r, MRC_ATTR_DST_LEN, 129);
+	RUN();
+	EXPECT_EQ(EINVAL, self->a.error);
+	EXPECT_STREQ("dst-len out of range", self->a.msg);
+
+	/* the longest prefix and the last encapsulation are fine */
+	START(MRC_CMD_ROUTE_ADD);
+	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::1");
+	put_u8(&self->r, MRC_ATTR_DST_LEN, 128);
+	put_u8(&self->r, MRC_ATTR_ENCAP, MRC_ENCAP_MAX);
+	p = nest_start(&self->r, MRC_ATTR_PATH);
+	put_u32(&self->r, MRC_PATH_ATTR_PLANE, MRC_PLANE_ID_MAX);
+	put_in6(&self->r, MRC_PATH_ATTR_USID, "fcbb:bbbb:100::");
+	nest_end(&self->r, p);
+	EXPECT_OK();
+}
+
+TEST_F(nl, path_values)
+{
+	int p, off;
+
+	/* the first of two paths is bad: every path is checked, not the last */
+	START(MRC_CMD_ROUTE_ADD);
+	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::");
+	put_u8(&self->r, MRC_ATTR_DST_LEN, 64);
+	p = nest_start(&self->r, MRC_ATTR_PATH);
+	off = put_u32(&self->r, MRC_PATH_ATTR_PLANE, MRC_PLANE_ID_MAX + 1);
+	nest_end(&self->r, p);
+	p = nest_start(&self->r, MRC_ATTR_PATH);
+	put_u32(&self->r, MRC_PATH_ATTR_PLANE, 0);
+	nest_end(&self->r, p);
+	EXPECT_BAD_VALUE("path plane out of range", off, 0, MRC_PLANE_ID_MAX);
+
+	START(MRC_CMD_ROUTE_ADD);
+	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::");
+	put_u8(&self->r, MRC_ATTR_DST_LEN, 64);
+	put_u8(&self->r, MRC_ATTR_ENCAP, MRC_ENCAP_USID);
+	p = nest_start(&self->r, MRC_ATTR_PATH);
+	put_u32(&self->r, MRC_PATH_ATTR_PLANE, 0);
+	off = put(&self->r, MRC_PATH_ATTR_USID, "fcbbbbbb", 8);
+	nest_end(&self->r, p);
+	EXPECT_BAD_VALUE("path usid must be 16 bytes", off, 16, 16);
+}
+
+TEST_F(nl, route_del_missing)
+{
 	START(MRC_CMD_ROUTE_DEL);
 	put_in6(&self->r, MRC_ATTR_DST, "fc00:b::");
 	put_u8(&self->r, MRC_ATTR_DST_LEN, 64);
@@ -599,13 +784,22 @@ TEST_F(nl, profiles)
 	e = nest_start(&self->r, MRC_ATTR_PROFILE_EV);
 	off = put_u32(&self->r, MRC_EV_ATTR_COUNT, MRC_EV_COUNT_MIN - 1);
 	nest_end(&self->r, e);
-	EXPECT_REFUSED(ERANGE, "integer out of range");
-	EXPECT_EQ(off, self->a.offs);
+	EXPECT_BAD_VALUE("ev count out of range", off, MRC_EV_COUNT_MIN, MRC_EV_COUNT_MAX);
 
 	START(MRC_CMD_PROFILE_ADD);
 	off = put_u32(&self->r, MRC_ATTR_PROFILE_ID, MRC_PROFILE_ID_MAX + 1);
-	EXPECT_REFUSED(ERANGE, "integer out of range");
-	EXPECT_EQ(off, self->a.offs);
+	EXPECT_BAD_VALUE("profile-id out of range", off, 0, MRC_PROFILE_ID_MAX);
+	START(MRC_CMD_PROFILE_DEL);
+	off = put_u32(&self->r, MRC_ATTR_PROFILE_ID, MRC_PROFILE_ID_MAX + 1);
+	EXPECT_BAD_VALUE("profile-id out of range", off, 0, MRC_PROFILE_ID_MAX);
+	START(MRC_CMD_PROFILE_GET);
+	off = put_u32(&self->r, MRC_ATTR_PROFILE_ID, 0xffffffff);
+	EXPECT_BAD_VALUE("profile-id out of range", off, 0, MRC_PROFILE_ID_MAX);
+	req_init(&self->r, self->fam, MRC_CMD_PROFILE_GET, NLM_F_DUMP);
+	put_u32(&self->r, MRC_ATTR_PROFILE_ID, MRC_PROFILE_ID_MAX + 1);
+	RUN();
+	EXPECT_EQ(EINVAL, self->a.error);
+	EXPECT_STREQ("profile-id out of range", self->a.msg);
 
 	START(MRC_CMD_PROFILE_ADD);
 	put_u32(&self->r, MRC_ATTR_PROFILE_ID, 1);
@@ -628,6 +822,94 @@ TEST_F(nl, profiles)
 	req_init(&self->r, self->fam, MRC_CMD_PROFILE_GET, NLM_F_DUMP);
 	RUN();
 	EXPECT_EQ(2, self->a.nreplies);
+}
+
+/* Every EV and CC value of a profile, one past each bound, then at it. */
+static const struct {
+	int nest;		/* MRC_ATTR_PROFILE_EV or _CC */
+	int type;
+	int u8;			/* sent as u8, else u32 */
+	uint32_t lo, hi;
+	const char *msg;
+} profile_values[] = {
+	{ MRC_ATTR_PROFILE_EV, MRC_EV_ATTR_COUNT, 0, MRC_EV_COUNT_MIN, MRC_EV_COUNT_MAX,
+	  "ev count out of range" },
+	{ MRC_ATTR_PROFILE_EV, MRC_EV_ATTR_ACTIVE_PER_PLANE, 0, 0, MRC_EV_COUNT_MAX,
+	  "ev active-per-plane out of range" },
+	{ MRC_ATTR_PROFILE_EV, MRC_EV_ATTR_MIN_ACTIVE, 0, 0, MRC_EV_COUNT_MAX,
+	  "ev min-active out of range" },
+	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_ALGO, 1, 0, MRC_CC_ALGO_MAX,
+	  "cc algo out of range" },
+	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_TARGET_DELAY_PM, 0, 1, 10000,
+	  "cc target-delay-pm out of range" },
+	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_GAMMA_PM, 0, 1, 1000,
+	  "cc gamma-pm out of range" },
+	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_MAX_MD_PM, 0, 1, 1000,
+	  "cc max-md-pm out of range" },
+	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_MAX_WND_PM, 0, 100, 10000,
+	  "cc max-wnd-pm out of range" },
+	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_INIT_WND_PM, 0, 100, 10000,
+	  "cc init-wnd-pm out of range" },
+};
+
+/*
+ * PROFILE_SET of profile 0 with value @v of profile_values[@i]; returns the
+ * value's offset. At a bound it must pass the value check; with the EV
+ * count at its maximum and the windows equal, no consistency check of the
+ * profile refuses a bound either.
+ */
+static int profile_value(struct req *r, int fam, int i, uint32_t v)
+{
+	uint32_t lo = profile_values[i].lo, hi = profile_values[i].hi;
+	uint32_t other = v < lo ? lo : v > hi ? hi : v;
+	int n, off;
+
+	req_init(r, fam, MRC_CMD_PROFILE_SET, NLM_F_ACK);
+	put_u32(r, MRC_ATTR_PROFILE_ID, 0);
+	n = nest_start(r, MRC_ATTR_PROFILE_EV);
+	if (profile_values[i].type != MRC_EV_ATTR_COUNT ||
+	    profile_values[i].nest != MRC_ATTR_PROFILE_EV)
+		put_u32(r, MRC_EV_ATTR_COUNT, MRC_EV_COUNT_MAX);
+	if (profile_values[i].nest == MRC_ATTR_PROFILE_CC) {
+		nest_end(r, n);
+		n = nest_start(r, MRC_ATTR_PROFILE_CC);
+	}
+	if (profile_values[i].u8)
+		off = put_u8(r, profile_values[i].type, v);
+	else
+		off = put_u32(r, profile_values[i].type, v);
+	/* the other window: equal, or in range when @v is not */
+	if (profile_values[i].type == MRC_CC_ATTR_MAX_WND_PM)
+		put_u32(r, MRC_CC_ATTR_INIT_WND_PM, other);
+	if (profile_values[i].type == MRC_CC_ATTR_INIT_WND_PM)
+		put_u32(r, MRC_CC_ATTR_MAX_WND_PM, other);
+	nest_end(r, n);
+	return off;
+}
+
+TEST_F(nl, profile_values)
+{
+	unsigned int i;
+	uint32_t lo, hi, top;
+	int off;
+
+	for (i = 0; i < sizeof(profile_values) / sizeof(profile_values[0]); i++) {
+		lo = profile_values[i].lo;
+		hi = profile_values[i].hi;
+		top = profile_values[i].u8 ? 0xff : 0xffffffff;
+		if (lo) {
+			off = profile_value(&self->r, self->fam, i, lo - 1);
+			EXPECT_BAD_VALUE(profile_values[i].msg, off, lo, hi);
+		}
+		off = profile_value(&self->r, self->fam, i, hi + 1);
+		EXPECT_BAD_VALUE(profile_values[i].msg, off, lo, hi);
+		off = profile_value(&self->r, self->fam, i, top);
+		EXPECT_BAD_VALUE(profile_values[i].msg, off, lo, hi);
+		profile_value(&self->r, self->fam, i, lo);
+		EXPECT_OK();
+		profile_value(&self->r, self->fam, i, hi);
+		EXPECT_OK();
+	}
 }
 
 TEST_F(nl, event_on_plane_add)

@@ -27,6 +27,8 @@
  * (EV states per plane: failover tests watch ASSUMED_BAD come and go).
  * --linger SECS: after the transfer, keep the connection open SECS seconds
  * (still writing --info-file), e.g. to watch probes restore EVs.
+ * --plane-mask MASK: MRC_PLANE_MASK before connect()/listen().
+ * --profile CC:EV: MRC_PROFILE (congestion-control and EV profile ids).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -227,6 +229,14 @@ static void write_info(int fd, const char *path)
 			(unsigned long long)mi.mi_planes[i].tx_pkts,
 			mi.mi_planes[i].evs, mi.mi_planes[i].evs_active,
 			mi.mi_planes[i].evs_good, mi.mi_planes[i].evs_bad);
+	fprintf(f, "],\"spurious_timeouts\":%llu,\"rto_ns\":%llu,\"cc_algo\":%u,"
+		"\"plane_ids\":%u,\"ev_total\":%u,\"plane_tx_pkts\":[",
+		(unsigned long long)mi.mi_spurious_timeouts,
+		(unsigned long long)mi.mi_rto_ns, mi.mi_cc_algo, mi.mi_plane_ids,
+		mi.mi_ev_good + mi.mi_ev_skip + mi.mi_ev_bad + mi.mi_ev_denied);
+	for (i = 0; i < MRC_INFO_PLANES; i++)
+		fprintf(f, "%s%llu", i ? "," : "",
+			(unsigned long long)mi.mi_planes[i].tx_pkts);
 	fprintf(f, "]}\n");
 	fclose(f);
 	rename(tmp, path);
@@ -235,7 +245,8 @@ static void write_info(int fd, const char *path)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mrc_xfer (-l | -c ADDR) -p PORT [-n N] [-s SEED] [-M MAX] [-q FILE]\n"
-		"       [--info-json] [--hold FILE] [--info-file FILE] [--linger SECS]\n");
+		"       [--info-json] [--hold FILE] [--info-file FILE] [--linger SECS]\n"
+		"       [--plane-mask MASK] [--profile CC:EV]\n");
 	exit(2);
 }
 
@@ -286,9 +297,14 @@ int main(int argc, char **argv)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "info-file", required_argument, NULL, 'I' },
 		{ "linger", required_argument, NULL, 'W' },
+		{ "plane-mask", required_argument, NULL, 'P' },
+		{ "profile", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *hold = NULL, *ifile = NULL;
+	struct mrc_profile_opt prof = { 0 };
+	bool set_mask = false, set_prof = false;
+	__u32 plane_mask = 0;
 	double t_info = 0, linger = 0;
 	unsigned int idle = 0;
 	bool info = false;
@@ -318,6 +334,15 @@ int main(int argc, char **argv)
 		case 'H': hold = optarg; break;
 		case 'I': ifile = optarg; break;
 		case 'W': linger = atof(optarg); break;
+		case 'P':
+			plane_mask = strtoul(optarg, NULL, 0);
+			set_mask = true;
+			break;
+		case 'R':
+			if (sscanf(optarg, "%hu:%hu", &prof.cc_profile, &prof.ev_profile) != 2)
+				usage();
+			set_prof = true;
+			break;
 		default: usage();
 		}
 	}
@@ -334,6 +359,15 @@ int main(int argc, char **argv)
 	fd = socket(fam, SOCK_SEQPACKET, 0);
 	if (fd < 0) {
 		perror("socket");
+		return 1;
+	}
+	if (set_mask &&
+	    setsockopt(fd, SOL_MRC, MRC_PLANE_MASK, &plane_mask, sizeof(plane_mask))) {
+		perror("MRC_PLANE_MASK");
+		return 1;
+	}
+	if (set_prof && setsockopt(fd, SOL_MRC, MRC_PROFILE, &prof, sizeof(prof))) {
+		perror("MRC_PROFILE");
 		return 1;
 	}
 	if (listen_mode) {

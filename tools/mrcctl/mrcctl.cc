@@ -163,12 +163,61 @@ Profile DecodeProfile(nlmsghdr* nlh) {
 }
 
 constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
-    nullptr,           nullptr,          "planes",         "routes",         "profiles",
-    "changes",         "rejected_inval", "rejected_noent", "rejected_exist", "rejected_nodev",
-    "rejected_nospc",  "rejected_busy",  "rejected_nomem", "rejected_other", "events",
-    "sock_created",    "sock_released",  "bind_ok",        "bind_bad_addr",  "bind_addr_notavail",
-    "bind_addr_inuse", "sock_bad_type",
+    nullptr,
+    nullptr,
+    "planes",
+    "routes",
+    "profiles",
+    "changes",
+    "rejected_inval",
+    "rejected_noent",
+    "rejected_exist",
+    "rejected_nodev",
+    "rejected_nospc",
+    "rejected_busy",
+    "rejected_nomem",
+    "rejected_other",
+    "events",
+    "sock_created",
+    "sock_released",
+    "bind_ok",
+    "bind_bad_addr",
+    "bind_addr_notavail",
+    "bind_addr_inuse",
+    "sock_bad_type",
+    "rx_pkts",
+    "rx_truncated",
+    "rx_bad_icrc",
+    "rx_bad_opcode",
+    "rx_bad_header",
+    "rx_unknown_qpn",
+    "rx_wrong_source",
+    "rx_not_ready",
+    "rx_stale",
+    "rx_proto_error",
+    "rx_out_of_window",
+    "rx_duplicate",
+    "rx_no_buffer",
+    "rx_bad_handshake",
+    "rx_no_memory",
+    "rx_bad_address",
+    "tx_pkts",
+    "tx_errors",
+    "tx_no_route",
+    "connect_requests",
+    "connect_request_retrans",
+    "connect_responses",
+    "connect_refused",
+    "connect_backlog_drops",
+    "conn_established",
+    "connect_timeouts",
+    "conn_failed",
+    "conn_closed",
+    "rx_bad_srh",
+    "timer_stalls",
 };
+static_assert(MRC_STATS_ATTR_TIMER_STALLS == kStatNames.size() - 1,
+              "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {
     Stats s;
@@ -456,10 +505,13 @@ void PrintEvent(nlmsghdr* nlh, bool json) {
         }
     } else if (!name) {
         // A newer kernel's event: say so rather than dropping it silently.
-        if (json)
-            std::cout << "{\"event\":\"unknown\",\"cmd\":" << unsigned(gh->cmd) << "}\n";
-        else
+        if (json) {
+            JsonWriter j(std::cout);
+            j.BeginObject().Field("event", "unknown").Field("cmd", unsigned(gh->cmd)).EndObject();
+            std::cout << '\n';
+        } else {
             std::cout << "[unknown event " << unsigned(gh->cmd) << "]\n";
+        }
     } else if (json) {
         JsonWriter j(std::cout);
         j.BeginObject().Key("event").String(name);
@@ -575,9 +627,13 @@ int Execute(const Command& c) {
             cl.Monitor([&](nlmsghdr* nlh) { PrintEvent(nlh, c.json); }, &g_stop,
                        [&] {
                            // Like "ip monitor": report the gap, keep listening.
-                           std::cout
-                               << (c.json ? "{\"event\":\"overrun\"}\n"
-                                          : "[overrun] events lost, resynchronise with show\n");
+                           if (c.json) {
+                               JsonWriter j(std::cout);
+                               j.BeginObject().Field("event", "overrun").EndObject();
+                               std::cout << '\n';
+                           } else {
+                               std::cout << "[overrun] events lost, resynchronise with show\n";
+                           }
                            std::cout.flush();
                        });
             break;

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "json_writer.h"
+
 namespace mrcctl {
 
 struct Plane {
@@ -78,27 +80,8 @@ struct Conn {
 // Counter name -> value, in kernel attribute order.
 using Stats = std::vector<std::pair<std::string, uint64_t>>;
 
-// A minimal streaming JSON writer: commas and escaping handled here.
-class JsonWriter {
-  public:
-    explicit JsonWriter(std::ostream& os) : os_(os) {}
-    JsonWriter& BeginObject();
-    JsonWriter& EndObject();
-    JsonWriter& BeginArray();
-    JsonWriter& EndArray();
-    JsonWriter& Key(std::string_view k);
-    JsonWriter& String(std::string_view s);
-    JsonWriter& Uint(uint64_t v);
-    JsonWriter& Bool(bool v);
-
-    static std::string Escape(std::string_view s);
-
-  private:
-    void Separate();
-    std::ostream& os_;
-    std::vector<bool> first_;
-    bool after_key_ = false;
-};
+// JSON goes through the tools' shared writer (tools/common/json_writer.h).
+using mrc::JsonWriter;
 
 void PrintPlane(std::ostream& os, const Plane& p);
 void PrintRoute(std::ostream& os, const Route& r);

@@ -2,142 +2,9 @@
 
 #include <cctype>
 #include <charconv>
-#include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 namespace mrcperf {
-
-// ---- writer ----------------------------------------------------------------
-
-void JsonWriter::BeforeValue() {
-    if (after_key_) {
-        after_key_ = false;
-        return;
-    }
-    if (!stack_.empty()) {
-        if (!stack_.back()) out_ += ',';
-        stack_.back() = false;
-    }
-}
-
-JsonWriter& JsonWriter::BeginObject() {
-    BeforeValue();
-    out_ += '{';
-    stack_.push_back(true);
-    return *this;
-}
-
-JsonWriter& JsonWriter::EndObject() {
-    out_ += '}';
-    stack_.pop_back();
-    return *this;
-}
-
-JsonWriter& JsonWriter::BeginArray() {
-    BeforeValue();
-    out_ += '[';
-    stack_.push_back(true);
-    return *this;
-}
-
-JsonWriter& JsonWriter::EndArray() {
-    out_ += ']';
-    stack_.pop_back();
-    return *this;
-}
-
-JsonWriter& JsonWriter::Key(std::string_view k) {
-    BeforeValue();
-    out_ += JsonEscape(k);
-    out_ += ':';
-    after_key_ = true;
-    return *this;
-}
-
-JsonWriter& JsonWriter::String(std::string_view v) {
-    BeforeValue();
-    out_ += JsonEscape(v);
-    return *this;
-}
-
-JsonWriter& JsonWriter::Number(double v) {
-    BeforeValue();
-    out_ += JsonNumber(v);
-    return *this;
-}
-
-JsonWriter& JsonWriter::Int(int64_t v) {
-    BeforeValue();
-    out_ += std::to_string(v);
-    return *this;
-}
-
-JsonWriter& JsonWriter::Uint(uint64_t v) {
-    BeforeValue();
-    out_ += std::to_string(v);
-    return *this;
-}
-
-JsonWriter& JsonWriter::Bool(bool v) {
-    BeforeValue();
-    out_ += v ? "true" : "false";
-    return *this;
-}
-
-JsonWriter& JsonWriter::Null() {
-    BeforeValue();
-    out_ += "null";
-    return *this;
-}
-
-std::string JsonEscape(std::string_view s) {
-    std::string o = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"':
-                o += "\\\"";
-                break;
-            case '\\':
-                o += "\\\\";
-                break;
-            case '\n':
-                o += "\\n";
-                break;
-            case '\r':
-                o += "\\r";
-                break;
-            case '\t':
-                o += "\\t";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
-                    o += buf;
-                } else {
-                    o += c;
-                }
-        }
-    }
-    o += '"';
-    return o;
-}
-
-std::string JsonNumber(double v) {
-    if (!std::isfinite(v)) return "null";
-    char buf[64];
-    if (std::fabs(v) >= 1e15) {
-        std::snprintf(buf, sizeof(buf), "%.17g", v);
-        return buf;
-    }
-    std::snprintf(buf, sizeof(buf), "%.3f", v);
-    std::string s = buf;
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-    if (s == "-0") s = "0";
-    return s;
-}
 
 // ---- parser ----------------------------------------------------------------
 
@@ -401,8 +268,9 @@ std::string JsonValue::ToText() const {
             std::string o = kind == Kind::kArray ? "[" : "{";
             for (size_t i = 0; i < items.size(); ++i) {
                 if (i) o += ',';
-                if (kind == Kind::kObject) o += JsonEscape(keys[i]) + ":";
-                o += items[i].kind == Kind::kString ? JsonEscape(items[i].text) : items[i].ToText();
+                if (kind == Kind::kObject) o += mrc::JsonQuote(keys[i]) + ":";
+                o += items[i].kind == Kind::kString ? mrc::JsonQuote(items[i].text)
+                                                    : items[i].ToText();
             }
             o += kind == Kind::kArray ? "]" : "}";
             return o;

@@ -1,5 +1,6 @@
-// A small JSON writer for mrcperf's report and a small parser used by
-// "mrcperf json" (the selftests read figures with it; the guest has no jq).
+// JSON of mrcperf: the report is written with the tools' shared writer
+// (tools/common/json_writer.h); the small parser here serves "mrcperf json"
+// (the selftests read figures with it; the guest has no jq).
 #pragma once
 
 #include <cstdint>
@@ -8,55 +9,12 @@
 #include <string_view>
 #include <vector>
 
+#include "json_writer.h"
+
 namespace mrcperf {
 
-class JsonWriter {
-  public:
-    JsonWriter& BeginObject();
-    JsonWriter& EndObject();
-    JsonWriter& BeginArray();
-    JsonWriter& EndArray();
-    JsonWriter& Key(std::string_view k);
-    JsonWriter& String(std::string_view v);
-    JsonWriter& Number(double v);  // NaN/inf become null
-    JsonWriter& Int(int64_t v);
-    JsonWriter& Uint(uint64_t v);
-    JsonWriter& Bool(bool v);
-    JsonWriter& Null();
-
-    template <typename T>
-    JsonWriter& Field(std::string_view k, const T& v) {
-        Key(k);
-        return Value(v);
-    }
-
-    // Complete once every object/array is closed.
-    bool Complete() const { return stack_.empty() && !out_.empty(); }
-    const std::string& str() const { return out_; }
-
-  private:
-    JsonWriter& Value(std::string_view v) { return String(v); }
-    JsonWriter& Value(const std::string& v) { return String(v); }
-    JsonWriter& Value(const char* v) { return String(v); }
-    JsonWriter& Value(double v) { return Number(v); }
-    JsonWriter& Value(bool v) { return Bool(v); }
-    JsonWriter& Value(int v) { return Int(v); }
-    JsonWriter& Value(long v) { return Int(v); }
-    JsonWriter& Value(long long v) { return Int(v); }
-    JsonWriter& Value(unsigned v) { return Uint(v); }
-    JsonWriter& Value(unsigned long v) { return Uint(v); }
-    JsonWriter& Value(unsigned long long v) { return Uint(v); }
-
-    void BeforeValue();
-    std::string out_;
-    // One entry per open container: true while it has no element yet.
-    std::vector<bool> stack_;
-    bool after_key_ = false;
-};
-
-std::string JsonEscape(std::string_view s);
-// Shortest readable form: up to 3 decimals, trailing zeros dropped.
-std::string JsonNumber(double v);
+// mrcperf's reports are written with the tools' shared writer.
+using mrc::JsonWriter;
 
 struct JsonValue {
     enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };

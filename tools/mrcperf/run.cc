@@ -453,12 +453,11 @@ int RunClient(const Config& c, std::ostream& out, std::ostream& err) {
     }
     w.EndObject();
     if (c.interval_ms) WriteIntervals(w, client.series());
-    w.Key("transport_info");
     // info_json is a complete object written by MsgConn::WriteInfo.
-    std::string doc = w.str() + r.info_json + "}";
+    w.Key("transport_info").Raw(r.info_json).EndObject();
 
     if (c.json) {
-        out << doc << "\n";
+        out << w.str() << "\n";
     } else {
         char line[256];
         if (c.mode == Mode::kBulk) {

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "format.h"
-#include "json.h"
+#include "json_writer.h"
 
 namespace mrcstat {
 namespace {
@@ -33,24 +33,24 @@ std::string Pad(const std::string& s, int w) {
     return cols >= w ? s : std::string(w - cols, ' ') + s;
 }
 
-void Counters(Json& j, const mrc_tel_counters& c) {
+void Counters(mrc::JsonWriter& j, const mrc_tel_counters& c) {
     j.Field("pkts", c.pkts).Field("bytes", c.bytes).Field("rtx", c.rtx);
     j.Field("ctl_pkts", c.ctl_pkts).Field("sacked", c.sacked).Field("ecn", c.ecn);
     j.Field("nacked", c.nacked).Field("trimmed", c.trimmed);
-    j.Key("nack_reason").Begin();
+    j.Key("nack_reason").BeginObject();
     for (unsigned i = 0; i < MRC_TEL_NACK_SLOTS; i++) j.Field(NackSlotName(i), c.nack_reason[i]);
-    j.End();
+    j.EndObject();
     j.Field("timeouts", c.timeouts).Field("probes", c.probes).Field("probes_ok", c.probes_ok);
     j.Field("ev_changes", c.ev_changes);
     const auto h = Hist(c);
-    j.Key("rtt").Begin();
+    j.Key("rtt").BeginObject();
     j.Field("samples", c.rtt_samples);
     j.Field("mean_ns", c.rtt_samples ? c.rtt_sum_ns / c.rtt_samples : 0);
     j.Field("p50_ns", static_cast<uint64_t>(HistQuantile(h, 0.5)));
     j.Field("p99_ns", static_cast<uint64_t>(HistQuantile(h, 0.99)));
     j.Key("hist_log2_ns").BeginArray();
     for (uint64_t v : h) j.Uint(v);
-    j.EndArray().End();
+    j.EndArray().EndObject();
 }
 
 std::string RateCol(uint64_t now, const __u64* before, double secs, bool bytes) {
@@ -94,37 +94,40 @@ std::string_view EventTypeName(unsigned type) {
 }
 
 std::string RenderJson(const Snapshot& s) {
-    Json j;
-    j.Begin().Field("version", 1u).Field("time_ns", s.mono_ns);
-    j.Key("telemetry").Begin();
+    mrc::JsonWriter j;
+    j.BeginObject().Field("version", 1u).Field("time_ns", s.mono_ns);
+    j.Key("telemetry").BeginObject();
     j.Field("ringbuf_drops", s.stat.ringbuf_drops).Field("map_full", s.stat.map_full);
-    j.End();
+    j.EndObject();
     j.Key("planes").BeginArray();
     for (const auto& p : s.planes) {
-        j.Begin().Field("netns", p.key.netns).Field("plane", p.key.plane);
+        j.BeginObject().Field("netns", p.key.netns).Field("plane", p.key.plane);
         j.Field("up", !p.val.down).Field("evs_bad", p.val.n_bad);
         Counters(j, p.val.c);
-        j.End();
+        j.EndObject();
     }
     j.EndArray();
     j.Key("conns").BeginArray();
     for (const auto& c : s.conns) {
-        j.Begin().Field("netns", c.key.netns).Field("qpn", c.key.qpn).Field("conn", c.val.conn);
+        j.BeginObject()
+            .Field("netns", c.key.netns)
+            .Field("qpn", c.key.qpn)
+            .Field("conn", c.val.conn);
         j.Field("state", c.val.up == 1 ? "up" : c.val.up == 0 ? "down" : "unknown");
         j.Field("err", c.val.err).Field("srtt_ns", c.val.srtt_ns);
         Counters(j, c.val.c);
         j.Key("evs").BeginArray();
         for (const auto& e : s.evs) {
             if (e.key.netns != c.key.netns || e.key.qpn != c.key.qpn) continue;
-            j.Begin().Field("ev", e.key.ev).Field("plane", e.val.plane);
+            j.BeginObject().Field("ev", e.key.ev).Field("plane", e.val.plane);
             j.Field("index", e.val.index).Field("state", EvStateName(e.val.state));
             j.Field("active", e.val.active != 0);
             Counters(j, e.val.c);
-            j.End();
+            j.EndObject();
         }
-        j.EndArray().End();
+        j.EndArray().EndObject();
     }
-    j.EndArray().End();
+    j.EndArray().EndObject();
     return j.str();
 }
 
@@ -273,8 +276,8 @@ std::string EventText(const mrc_tel_event& e, bool colour) {
 }
 
 std::string EventJson(const mrc_tel_event& e) {
-    Json j;
-    j.Begin().Field("ts_ns", e.ts_ns).Field("type", EventTypeName(e.type));
+    mrc::JsonWriter j;
+    j.BeginObject().Field("ts_ns", e.ts_ns).Field("type", EventTypeName(e.type));
     j.Field("netns", e.netns).Field("qpn", e.qpn).Field("conn", e.conn);
     switch (e.type) {
         case MRC_TEL_E_EV_STATE:
@@ -301,7 +304,7 @@ std::string EventJson(const mrc_tel_event& e) {
         default:
             break;
     }
-    j.End();
+    j.EndObject();
     return j.str();
 }
 

@@ -311,6 +311,40 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_BIND_ADDR_NOTAVAIL: bind() rejected: address not local
  * @MRC_STATS_ATTR_BIND_ADDR_INUSE: bind() rejected: service id in use
  * @MRC_STATS_ATTR_SOCK_BAD_TYPE: socket() rejected: type or protocol
+ * @MRC_STATS_ATTR_RX_PKTS: MRC packets received on the UDP socket
+ * @MRC_STATS_ATTR_RX_TRUNC: dropped: shorter than its headers
+ * @MRC_STATS_ATTR_RX_BAD_ICRC: dropped: ICRC mismatch
+ * @MRC_STATS_ATTR_RX_BAD_OPCODE: dropped: unknown opcode
+ * @MRC_STATS_ATTR_RX_BAD_HDR: dropped: malformed header
+ * @MRC_STATS_ATTR_RX_UNKNOWN_QPN: dropped: no connection with that QPN
+ * @MRC_STATS_ATTR_RX_WRONG_SRC: dropped: not from the connection's peer
+ * @MRC_STATS_ATTR_RX_NOT_READY: dropped: connection not established
+ * @MRC_STATS_ATTR_RX_STALE: ignored: wrong connection id, old PSN, unknown
+ *	EV, CLOSE for a connection already gone
+ * @MRC_STATS_ATTR_RX_PROTO: rejected as a protocol violation
+ * @MRC_STATS_ATTR_RX_OOW: data outside the receive window
+ * @MRC_STATS_ATTR_RX_DUP: duplicate data (re-acked, not re-delivered)
+ * @MRC_STATS_ATTR_RX_NOBUF: data refused: receive buffer full
+ * @MRC_STATS_ATTR_RX_BAD_HS: handshake packet that matches nothing or fails
+ *	a check
+ * @MRC_STATS_ATTR_RX_NOMEM: dropped: allocation failed
+ * @MRC_STATS_ATTR_RX_BAD_ADDR: dropped: not unicast to this host
+ * @MRC_STATS_ATTR_TX_PKTS: packets sent
+ * @MRC_STATS_ATTR_TX_ERR: packets the IPv6 output refused
+ * @MRC_STATS_ATTR_TX_NOROUTE: packets without a route
+ * @MRC_STATS_ATTR_CONN_REQ_SENT: CONNECT requests sent
+ * @MRC_STATS_ATTR_CONN_REQ_RTX: CONNECT requests retransmitted
+ * @MRC_STATS_ATTR_CONN_RESP_SENT: CONNECT responses sent
+ * @MRC_STATS_ATTR_CONN_REFUSED: CONNECT refused (no listener)
+ * @MRC_STATS_ATTR_CONN_BACKLOG: CONNECT dropped: accept backlog full
+ * @MRC_STATS_ATTR_CONN_ESTAB: connections established
+ * @MRC_STATS_ATTR_CONN_TIMEDOUT: connect attempts that timed out
+ * @MRC_STATS_ATTR_CONN_FAILED: established connections that failed
+ * @MRC_STATS_ATTR_CONN_CLOSED: connections torn down
+ * @MRC_STATS_ATTR_RX_BAD_SRH: dropped: invalid segment routing header
+ * @MRC_STATS_ATTR_TIMER_STALLS: late connection timers given a grace period
+ *
+ * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
 enum mrc_stats_attr {
 	MRC_STATS_ATTR_UNSPEC,
@@ -335,6 +369,36 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_BIND_ADDR_NOTAVAIL,
 	MRC_STATS_ATTR_BIND_ADDR_INUSE,
 	MRC_STATS_ATTR_SOCK_BAD_TYPE,
+	MRC_STATS_ATTR_RX_PKTS,
+	MRC_STATS_ATTR_RX_TRUNC,
+	MRC_STATS_ATTR_RX_BAD_ICRC,
+	MRC_STATS_ATTR_RX_BAD_OPCODE,
+	MRC_STATS_ATTR_RX_BAD_HDR,
+	MRC_STATS_ATTR_RX_UNKNOWN_QPN,
+	MRC_STATS_ATTR_RX_WRONG_SRC,
+	MRC_STATS_ATTR_RX_NOT_READY,
+	MRC_STATS_ATTR_RX_STALE,
+	MRC_STATS_ATTR_RX_PROTO,
+	MRC_STATS_ATTR_RX_OOW,
+	MRC_STATS_ATTR_RX_DUP,
+	MRC_STATS_ATTR_RX_NOBUF,
+	MRC_STATS_ATTR_RX_BAD_HS,
+	MRC_STATS_ATTR_RX_NOMEM,
+	MRC_STATS_ATTR_RX_BAD_ADDR,
+	MRC_STATS_ATTR_TX_PKTS,
+	MRC_STATS_ATTR_TX_ERR,
+	MRC_STATS_ATTR_TX_NOROUTE,
+	MRC_STATS_ATTR_CONN_REQ_SENT,
+	MRC_STATS_ATTR_CONN_REQ_RTX,
+	MRC_STATS_ATTR_CONN_RESP_SENT,
+	MRC_STATS_ATTR_CONN_REFUSED,
+	MRC_STATS_ATTR_CONN_BACKLOG,
+	MRC_STATS_ATTR_CONN_ESTAB,
+	MRC_STATS_ATTR_CONN_TIMEDOUT,
+	MRC_STATS_ATTR_CONN_FAILED,
+	MRC_STATS_ATTR_CONN_CLOSED,
+	MRC_STATS_ATTR_RX_BAD_SRH,
+	MRC_STATS_ATTR_TIMER_STALLS,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
@@ -583,6 +647,14 @@ struct mrc_info_plane {
  * @mi_rcv_cack:    last PSN received in order from the peer
  * @mi_reserved:    zero
  * @mi_planes:      per-plane counters
+ *
+ * Since MRC_INFO_SIZE_V2:
+ * @mi_spurious_timeouts: timeouts proven spurious (the transmission that
+ *                  timed out was acknowledged after all)
+ * @mi_rto_ns:      current base retransmit timeout (before backoff)
+ * @mi_cc_algo:     enum mrc_cc_algo_id the connection runs (CC profile)
+ * @mi_plane_ids:   bit p set: configured plane p carries the connection
+ *                  (0: unrouted, the implicit plane 0)
  */
 struct mrc_info {
 	__u32	mi_size;
@@ -615,16 +687,21 @@ struct mrc_info {
 	__u32	mi_rcv_cack;
 	__u32	mi_reserved;
 	struct mrc_info_plane mi_planes[MRC_INFO_PLANES];
+	__u64	mi_spurious_timeouts;
+	__u64	mi_rto_ns;
+	__u32	mi_cc_algo;
+	__u32	mi_plane_ids;
 };
 
 #define MRC_INFO_SIZE_V1	(168 + MRC_INFO_PLANES * 32)
+#define MRC_INFO_SIZE_V2	(MRC_INFO_SIZE_V1 + 24)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V1, "mrc_info ABI");
+static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V2, "mrc_info ABI");
 #else
 _Static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V1, "mrc_info ABI");
+_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V2, "mrc_info ABI");
 #endif
 
 #endif /* _UAPI_LINUX_MRC_H */

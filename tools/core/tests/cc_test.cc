@@ -192,16 +192,19 @@ TEST_F(CcTest, TimeoutCutsAndSpuriousRestore) {
     const u32 w0 = cc_.cwnd;
     mrc_cc_on_timeout(&cc_, 5);
     EXPECT_EQ(cc_.cwnd, w0 / 2);
+    // Another timer pass within the same RTT: the same loss event, no cut.
     mrc_cc_on_timeout(&cc_, 6);
+    EXPECT_EQ(cc_.cwnd, w0 / 2);
+    mrc_cc_on_timeout(&cc_, 6 + kBase);
     EXPECT_EQ(cc_.cwnd, w0 / 4);
     EXPECT_EQ(cc_.saved_cwnd, w0);
-    mrc_cc_ack a = ack(7, kMtu, kBase + 2 * kTarget);
+    mrc_cc_ack a = ack(7 + kBase, kMtu, kBase + 2 * kTarget);
     a.restore = 1;
     mrc_cc_on_ack(&cc_, &a);
     EXPECT_GE(cc_.cwnd, w0);
     EXPECT_EQ(cc_.saved_cwnd, 0u);
     EXPECT_EQ(cc_.cnt.restore, 1u);
-    EXPECT_EQ(cc_.cnt.timeout, 2u);
+    EXPECT_EQ(cc_.cnt.timeout, 3u);
 }
 
 TEST_F(CcTest, ReceiverPenaltyScalesWindow) {

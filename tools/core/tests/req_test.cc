@@ -608,17 +608,30 @@ TEST_F(ReqTest, RttSamplesKarnAndTimestamp) {
     // Same trigger again: no second sample.
     rx(1000 + 9 * kUs, s);
     EXPECT_EQ(count(events(), MRC_EVT_RTT_SAMPLE), 0u);
-    // PSN 1 retransmitted after a timeout: an echo of the old timestamp
-    // gives no sample, an echo of the new one does.
+    // PSN 1 and 2 retransmitted after a timeout. A SACK echoing the
+    // timestamp of the transmission that timed out proves the timeout
+    // spurious: the late arrival is an RTT sample (now - first send), the
+    // EV it went on is GOOD again at once.
     mrc_conn_on_timer(c_, 1000 + rto());
     auto r = poll(1000 + rto());
     ASSERT_EQ(r.size(), 2u);
+    events();
     s = sack(0xffffff, 0b11);
     s.sack.ack_psn_off = 2;  // PSN 1
     s.sack.cc.echoed_ts = d[1].pkt.tseth.tx_ts;
-    if (s.sack.cc.echoed_ts == r[0].pkt.tseth.tx_ts) s.sack.cc.echoed_ts++;
+    ASSERT_NE(s.sack.cc.echoed_ts, r[0].pkt.tseth.tx_ts);
     rx(1000 + rto() + 3 * kUs, s);
-    EXPECT_EQ(count(events(), MRC_EVT_RTT_SAMPLE), 0u);
+    ev = events();
+    ASSERT_EQ(count(ev, MRC_EVT_RTT_SAMPLE), 1u);
+    for (const auto& e : ev)
+        if (e.type == MRC_EVT_RTT_SAMPLE) {
+            EXPECT_EQ(e.u.rtt.psn, 1u);
+            EXPECT_EQ(e.u.rtt.rtt_ns, rto() + 3 * kUs);
+        }
+    EXPECT_EQ(stats().spurious_timeouts, 1u);
+    EXPECT_EQ(ev_state(d[1].ev), MRC_EV_GOOD);
+    // An echo of the retransmission's timestamp: a normal sample, and the
+    // timeout stays a real one.
     s = sack(0xffffff, 0b111);
     s.sack.ack_psn_off = 3;  // PSN 2, retransmitted
     s.sack.cc.echoed_ts = r[1].pkt.tseth.tx_ts;
@@ -626,8 +639,130 @@ TEST_F(ReqTest, RttSamplesKarnAndTimestamp) {
     ev = events();
     ASSERT_EQ(count(ev, MRC_EVT_RTT_SAMPLE), 1u);
     EXPECT_EQ(ev.back().u.rtt.rtt_ns, 4 * kUs);
+    EXPECT_EQ(stats().spurious_timeouts, 1u);
     // RTO adapts upwards to srtt + 4 rttvar when that exceeds the floor.
     EXPECT_LT(stats().srtt_ns, rto());
+}
+
+TEST_F(ReqTest, SpuriousTimeoutBeforeRetransmission) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1000);
+    ASSERT_EQ(d.size(), 2u);
+    mrc_conn_on_timer(c_, 1000 + rto());
+    EXPECT_EQ(stats().timeouts, 2u);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(ev_state(d[1].ev), MRC_EV_ASSUMED_BAD);
+    events();
+    // Both arrive late, before anything was retransmitted: the timeouts
+    // were spurious. Each late arrival is an RTT sample (a cumulative ack
+    // does not time the arrival: the sample is the RTO that fired, a lower
+    // bound), the EVs are GOOD again (cause late_ack) and nothing is
+    // retransmitted.
+    rx(1000 + rto() + 5 * kUs, sack(1));
+    auto ev = events();
+    EXPECT_EQ(stats().spurious_timeouts, 2u);
+    EXPECT_EQ(count(ev, MRC_EVT_RTT_SAMPLE), 2u);
+    size_t late = 0;
+    for (const auto& e : ev) {
+        if (e.type == MRC_EVT_RTT_SAMPLE) EXPECT_EQ(e.u.rtt.rtt_ns, rto());
+        if (e.type == MRC_EVT_EV_STATE && e.u.ev.cause == MRC_EVC_LATE_ACK) {
+            EXPECT_EQ(e.u.ev.new_state, MRC_EV_GOOD);
+            late++;
+        }
+    }
+    EXPECT_EQ(late, 2u);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_GOOD);
+    EXPECT_EQ(ev_state(d[1].ev), MRC_EV_GOOD);
+    EXPECT_TRUE(poll(1000 + rto() + 6 * kUs).empty());
+    EXPECT_EQ(stats().tx_rtx_pkts, 0u);
+    // The RTO now covers the delay that fooled it.
+    EXPECT_GT(stats().srtt_ns + 4 * stats().rttvar_ns, rto() + 5 * kUs);
+}
+
+TEST_F(ReqTest, RealTimeoutIsNotSpurious) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1000);
+    mrc_pkt s = sack(0);
+    s.sack.ack_psn_off = 0;  // trigger: PSN 0
+    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
+    rx(1000 + 10 * kUs, s);  // min RTT 10 us
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
+    d = poll(2000);
+    ASSERT_EQ(d.size(), 1u);
+    const u64 t = 2000 + 2 * rto();
+    mrc_conn_on_timer(c_, t);
+    auto r = poll(t);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_NE(r[0].ev, d[0].ev);
+    // Acked 10 us after the retransmission (a full RTT), no timestamp of the
+    // timed-out transmission: the retransmission got through.
+    rx(t + 10 * kUs, sack(1));
+    EXPECT_EQ(stats().spurious_timeouts, 0u);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
+}
+
+TEST_F(ReqTest, DuplicateReportProvesTimeoutSpurious) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1000);
+    mrc_pkt s = sack(0);
+    s.sack.ack_psn_off = 0;
+    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
+    rx(1000 + 10 * kUs, s);  // min RTT 10 us
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
+    d = poll(2000);
+    const u64 t = 2000 + 2 * rto();
+    mrc_conn_on_timer(c_, t);
+    auto r = poll(t);
+    ASSERT_EQ(r.size(), 1u);
+    // A plain cumulative ack a full RTT later cannot tell which copy arrived.
+    rx(t + 20 * kUs, sack(1));
+    EXPECT_EQ(stats().spurious_timeouts, 0u);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
+    // Then the receiver reports the retransmission as a duplicate: the
+    // first copy had arrived, the timeout was spurious.
+    s = sack(1);
+    s.sack.ack_psn_off = 0;  // trigger: PSN 1
+    s.sack.cc.restore_cwnd = 1;
+    rx(t + 30 * kUs, s);
+    EXPECT_EQ(stats().spurious_timeouts, 1u);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_GOOD);
+    // Reported once only.
+    rx(t + 40 * kUs, s);
+    EXPECT_EQ(stats().spurious_timeouts, 1u);
+}
+
+TEST_F(ReqTest, RttVarianceHoldsForOneRtt) {
+    cfg_.rto_exp = 14;
+    create();
+    u64 t = 0;
+    // sample(send, rtt): one packet sent at @send, acked (trigger) rtt later.
+    auto sample = [&](u64 send, u64 rtt) {
+        ASSERT_EQ(mrc_conn_send(c_, send, 1024, 0, 0, 1, nullptr), MRC_OK);
+        auto d = poll(send);
+        ASSERT_EQ(d.size(), 1u);
+        mrc_pkt s = sack(d[0].pkt.bth.psn);
+        s.sack.ack_psn_off = 0;
+        s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
+        rx(send + rtt, s);
+        t = send + rtt;
+    };
+    sample(0, 100 * kUs);
+    sample(t, 1000 * kUs);  // a delay spike
+    const u64 spike_var = stats().rttvar_ns;
+    EXPECT_GT(spike_var, 200 * kUs);
+    // Quiet samples within the same smoothed RTT: the variance the RTO uses
+    // does not forget the spike.
+    const u64 period_end = t + stats().srtt_ns;
+    for (int i = 0; i < 6; i++) sample(t, 10 * kUs);
+    ASSERT_LT(t, period_end);
+    EXPECT_EQ(stats().rttvar_ns, spike_var);
+    // Past the period it decays, by a quarter of the gap per period.
+    sample(period_end, 10 * kUs);
+    EXPECT_LT(stats().rttvar_ns, spike_var);
+    EXPECT_GT(stats().rttvar_ns, spike_var / 2);
 }
 
 TEST_F(ReqTest, EcnSackSkipsEv) {

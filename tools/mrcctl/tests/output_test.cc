@@ -11,15 +11,7 @@
 namespace mrcctl {
 namespace {
 
-TEST(Json, Escape) { EXPECT_EQ(JsonWriter::Escape("a\"b\\c\n\x01"), "a\\\"b\\\\c\\n\\u0001"); }
-
-TEST(Json, Nesting) {
-    std::ostringstream os;
-    JsonWriter j(os);
-    j.BeginObject().Key("a").Uint(1).Key("b").BeginArray().String("x").Bool(true).EndArray();
-    j.Key("c").BeginObject().EndObject().EndObject();
-    EXPECT_EQ(os.str(), R"({"a":1,"b":["x",true],"c":{}})");
-}
+// The writer's own tests (escaping, nesting) are in tools/common/tests.
 
 Route SampleRoute() {
     Route r;

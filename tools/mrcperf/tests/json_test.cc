@@ -2,34 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <limits>
-
 namespace mrcperf {
 namespace {
 
-TEST(Json, WriterCommasAndNesting) {
-    JsonWriter w;
-    w.BeginObject();
-    w.Field("a", 1).Field("b", "x").Key("c").BeginArray();
-    w.Int(1).Uint(2).BeginObject().Field("d", true).EndObject().Null().EndArray();
-    w.Key("e").BeginObject().EndObject();
-    w.EndObject();
-    EXPECT_TRUE(w.Complete());
-    EXPECT_EQ(w.str(), R"({"a":1,"b":"x","c":[1,2,{"d":true},null],"e":{}})");
-}
-
-TEST(Json, EscapesStrings) { EXPECT_EQ(JsonEscape("a\"b\\c\nd\x01"), R"("a\"b\\c\nd\u0001")"); }
-
-TEST(Json, Numbers) {
-    EXPECT_EQ(JsonNumber(1.5), "1.5");
-    EXPECT_EQ(JsonNumber(100), "100");
-    EXPECT_EQ(JsonNumber(0.1234), "0.123");
-    EXPECT_EQ(JsonNumber(-0.0001), "0");
-    EXPECT_EQ(JsonNumber(std::nan("")), "null");
-    EXPECT_EQ(JsonNumber(std::numeric_limits<double>::infinity()), "null");
-    EXPECT_EQ(JsonNumber(2e15), "2000000000000000");
-}
+// The writer's own tests (commas, nesting, escaping, numbers) are in
+// tools/common/tests; the parser's are here.
 
 TEST(Json, ParsesWhatTheWriterWrites) {
     JsonWriter w;
