@@ -44,6 +44,12 @@
 #define MRC_K_MTU_CAP	8192	/* payload per packet, loopback included */
 /* A timer this late means the host stalled; grace before timeouts count. */
 #define MRC_K_STALL_NS		(2 * NSEC_PER_MSEC)
+/* A closed socket waits this long for the peer's close request. */
+#define MRC_K_LINGER_NS		(2 * NSEC_PER_SEC)
+/* The peer released its socket: our unacknowledged messages may still be
+ * acknowledged by SACKs that left before its close request (other path).
+ */
+#define MRC_K_RESET_GRACE_NS	(200 * NSEC_PER_MSEC)
 #define MRC_K_STALL_GRACE_NS	(1 * NSEC_PER_MSEC)
 /*
  * Informational event queue: one timer expiry can time out a whole window
@@ -496,9 +502,16 @@ static void mrc_orphan_work(struct work_struct *w)
 }
 
 /**
- * mrc_conn_linger() - close() with messages in flight: keep the connection
- * until they complete or the connection fails; socket lock held
+ * mrc_conn_linger() - close() before the close handshake is over: keep the
+ * connection until our messages complete and the peer's close request
+ * arrives (or MRC_K_LINGER_NS after the last completion), or until it
+ * fails; socket lock held
  * @ms: the socket, about to be orphaned
+ *
+ * Staying until the peer closes too lets the connection keep acknowledging
+ * the peer's last packets: a SACK lost or overtaken at the very end would
+ * otherwise leave the peer retransmitting into a QPN that no longer exists
+ * until its retry budget runs out.
  *
  * Return: true if the connection lingers (it holds a socket reference and
  * tears itself down), false if the caller tears it down now.
@@ -508,7 +521,8 @@ bool mrc_conn_linger(struct mrc_sock *ms)
 	bool linger;
 
 	spin_lock_bh(&ms->lock);
-	linger = ms->state == MRC_ST_ESTABLISHED && ms->tx_pending && !ms->dead;
+	linger = ms->state == MRC_ST_ESTABLISHED && !ms->dead &&
+		 (ms->tx_pending || !ms->peer_closed);
 	if (linger) {
 		INIT_WORK(&ms->destroy_work, mrc_orphan_work);
 		ms->orphan = true;
@@ -517,6 +531,40 @@ bool mrc_conn_linger(struct mrc_sock *ms)
 	}
 	spin_unlock_bh(&ms->lock);
 	return linger;
+}
+
+/*
+ * Lingering orphan: is it done? Connection lock held. Schedules the
+ * teardown (the socket is dead from here on) and returns true if so.
+ */
+static bool mrc_orphan_done(struct mrc_sock *ms, u64 now)
+{
+	if (!ms->orphan)
+		return false;
+	if (ms->state == MRC_ST_ESTABLISHED) {
+		if (ms->tx_pending)
+			return false;
+		if (!ms->linger_deadline)
+			ms->linger_deadline = now + MRC_K_LINGER_NS;
+		if (!ms->peer_closed && now < ms->linger_deadline)
+			return false;
+	}
+	ms->orphan = false;
+	ms->dead = true;
+	schedule_work(&ms->destroy_work);
+	return true;
+}
+
+/* The earliest of the engine's deadline and the socket's own. */
+static u64 mrc_conn_deadline(const struct mrc_sock *ms)
+{
+	u64 t = mrc_conn_next_deadline(ms->conn);
+
+	if (ms->orphan && ms->linger_deadline)
+		t = min(t, ms->linger_deadline);
+	if (ms->reset_deadline)
+		t = min(t, ms->reset_deadline);
+	return t;
 }
 
 /* Engine event -> socket. Connection lock held. */
@@ -605,14 +653,18 @@ void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 	}
 	if (nch)
 		mrc_nl_notify_paths(ms, ch, nch, lost);
-	mrc_conn_close_due(ms, q);
-	if (ms->orphan && (!ms->tx_pending || ms->state != MRC_ST_ESTABLISHED)) {
-		ms->orphan = false;
-		ms->dead = true;
-		schedule_work(&ms->destroy_work);
-		return;
+	if (ms->reset_deadline && !ms->tx_pending)
+		ms->reset_deadline = 0;
+	if (ms->reset_deadline && now >= ms->reset_deadline &&
+	    ms->state == MRC_ST_ESTABLISHED) {
+		/* The peer is gone and never acknowledged them. */
+		mrc_sk_fail(ms, ECONNRESET);
+		wake = true;
 	}
-	mrc_arm(ms, mrc_conn_next_deadline(conn));
+	mrc_conn_close_due(ms, q);
+	if (mrc_orphan_done(ms, now))
+		return;
+	mrc_arm(ms, mrc_conn_deadline(ms));
 	if (wake)
 		mrc_conn_wake(&ms->sk);
 }
@@ -1190,7 +1242,9 @@ static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
 {
 	struct mrc_net *mn = mrc_net(net);
 	const struct mrc_ep_conn *c = &req->conn;
+	struct sk_buff_head q;
 	struct mrc_sock *ms;
+	u64 now;
 
 	ms = mrc_qpn_lookup(mn, c->dst_qpn);
 	if (!ms) {
@@ -1206,6 +1260,8 @@ static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
 		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
 		return;
 	}
+	__skb_queue_head_init(&q);
+	now = mrc_now();
 	spin_lock(&ms->lock);
 	if (ms->dead || ms->state != MRC_ST_ESTABLISHED ||
 	    c->dst_conn != ms->local_conn_id || c->src_conn != ms->peer_conn_id ||
@@ -1215,23 +1271,20 @@ static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
 		WRITE_ONCE(ms->peer_closed, true);
 		if (c->status == MRC_EP_ST_RESET) {
 			WRITE_ONCE(ms->peer_gone, true);
-			/* What we still had in flight will never complete. */
-			if (ms->tx_pending)
-				mrc_sk_fail(ms, ECONNRESET);
 			/*
-			 * A lingering orphan is torn down by the drain, and
-			 * a failed connection is never drained again: do it
-			 * here, or the socket (and mrc.ko) stays pinned.
+			 * What we still have in flight fails unless the SACKs
+			 * the peer sent before its close request (maybe on
+			 * another path) acknowledge it within the grace.
 			 */
-			if (ms->orphan && ms->state != MRC_ST_ESTABLISHED) {
-				ms->orphan = false;
-				ms->dead = true;
-				schedule_work(&ms->destroy_work);
-			}
+			if (ms->tx_pending && !ms->reset_deadline)
+				ms->reset_deadline = now + MRC_K_RESET_GRACE_NS;
 		}
+		/* Completes a lingering close; re-arms the timer. */
+		mrc_conn_drain(ms, now, &q);
 		mrc_conn_wake(&ms->sk);
 	}
 	spin_unlock(&ms->lock);
+	mrc_xmit_queue(net, ms, &q);
 	sock_put(&ms->sk);
 }
 

@@ -397,7 +397,12 @@ struct mrc_mp {
  * @released:   close() was called on this socket
  * @close_sent: what our close requests announced: 0 nothing, 1 no more
  *              sends (SHUT_WR), 2 released
- * @orphan:     close() called with messages in flight: lingering
+ * @orphan:     close() called before the close handshake finished:
+ *              lingering (see mrc_conn_linger())
+ * @linger_deadline: lingering orphan with nothing in flight: torn down at
+ *              this time even if the peer's close request never comes
+ * @reset_deadline: the peer released its socket while messages of ours were
+ *              unacknowledged: they fail (ECONNRESET) if still pending then
  * @qpn_node:   link in mrc_net.qpn_hash
  * @peer_node:  link in mrc_net.peer_hash
  * @peer:       the peer (getpeername())
@@ -459,6 +464,8 @@ struct mrc_sock {
 	bool released;
 	u8 close_sent;
 	bool orphan;
+	u64 linger_deadline;
+	u64 reset_deadline;
 	struct hlist_node qpn_node;
 	struct hlist_node peer_node;
 	struct sockaddr_mrc peer;

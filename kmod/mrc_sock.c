@@ -910,11 +910,13 @@ static int mrc_release(struct socket *sock)
 	ms->released = true;
 	spin_unlock_bh(&ms->lock);
 	linger = mrc_conn_linger(ms);
-	if (!linger) {
-		spin_lock_bh(&ms->lock);
+	spin_lock_bh(&ms->lock);
+	if (linger)
+		/* Our close request if due, the linger deadline armed. */
+		mrc_conn_drain(ms, mrc_now(), &q);
+	else
 		mrc_conn_close_due(ms, &q);
-		spin_unlock_bh(&ms->lock);
-	}
+	spin_unlock_bh(&ms->lock);
 	sock_orphan(sk);
 	release_sock(sk);
 	mrc_xmit_queue(sock_net(sk), ms, &q);

@@ -53,9 +53,23 @@ xfer() {
 }
 
 xfer veth mrci-b mrci-a fd00:6d72:1::2 7000
+# Both ends closed: the close handshake is over once neither holds the
+# connection; after it nothing more is sent (a peer retransmitting into a
+# released QPN shows as RxUnknownQpn).
+for ns in mrci-a mrci-b; do
+	for _ in $(seq 50); do
+		[ "$(proc_counter Connections "$ns")" = 0 ] && break
+		sleep 0.1
+	done
+	expect_eq "$ns: connection released after the close handshake" 0 \
+		"$(proc_counter Connections "$ns")"
+done
+sleep 1
 for ns in mrci-a mrci-b; do
 	expect_eq "$ns: no failed connection" 0 "$(proc_counter ConnFailed "$ns")"
 	expect_eq "$ns: no dropped-for-memory packet" 0 "$(proc_counter RxNoMemory "$ns")"
+	expect_eq "$ns: nothing sent to a released connection" 0 \
+		"$(proc_counter RxUnknownQpn "$ns")"
 done
 
 N=$((N / 4)) xfer loopback mrci-a mrci-a ::1 7001
