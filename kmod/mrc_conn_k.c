@@ -259,9 +259,13 @@ static void mrc_arm(struct mrc_sock *ms, u64 when)
  */
 int mrc_conn_start(struct mrc_sock *ms, u64 now)
 {
+	struct mrc_conn_profiles pr;
 	struct mrc_conn_cfg cfg;
-	u32 evs = mrc_profile_ev_count(ms);
+	u32 evs;
 	int rc;
+
+	mrc_profile_read(ms, &pr);
+	evs = pr.ev_count;
 
 	mrc_conn_cfg_init(&cfg, 1);
 	cfg.ev_per_plane = evs;
@@ -285,7 +289,7 @@ int mrc_conn_start(struct mrc_sock *ms, u64 now)
 	/* Configured route: its planes share the EVs. */
 	mrc_mp_engine_cfg(ms->mp, &cfg, evs);
 	/* The EV and congestion-control profiles (MRC_PROFILE). */
-	mrc_profile_apply(ms, &cfg);
+	mrc_profile_apply(ms, &pr, &cfg);
 
 	ms->txm = kcalloc(MRC_K_MSGS, sizeof(*ms->txm), GFP_ATOMIC);
 	ms->rxm = kcalloc(MRC_K_MSGS, sizeof(*ms->rxm), GFP_ATOMIC);
@@ -1181,6 +1185,29 @@ out:
 	sock_put(&lst->sk);
 }
 
+/*
+ * The connection a handshake answer or close request names (by our QPN),
+ * held, if @saddr is its peer. Counts @unknown if no connection has the QPN,
+ * RxBadHandshake if the source is not its peer (or it is being freed).
+ */
+static struct mrc_sock *mrc_hs_peer(struct mrc_net *mn, u32 qpn,
+				    const struct in6_addr *saddr,
+				    enum mrc_net_counter unknown)
+{
+	struct mrc_sock *ms = mrc_qpn_lookup(mn, qpn);
+
+	if (!ms) {
+		mrc_net_count(mn, unknown);
+		return NULL;
+	}
+	if (!ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr) ||
+	    !refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+		return NULL;
+	}
+	return ms;
+}
+
 static void mrc_hs_resp(struct net *net, const struct in6_addr *saddr,
 			const struct mrc_ep *resp)
 {
@@ -1190,12 +1217,9 @@ static void mrc_hs_resp(struct net *net, const struct in6_addr *saddr,
 	struct mrc_sock *ms;
 	int err;
 
-	ms = mrc_qpn_lookup(mn, c->dst_qpn);
-	if (!ms || !ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr) ||
-	    !refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
-		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+	ms = mrc_hs_peer(mn, c->dst_qpn, saddr, MRC_CNT_RX_BAD_HS);
+	if (!ms)
 		return;
-	}
 	__skb_queue_head_init(&q);
 	spin_lock(&ms->lock);
 	if (ms->dead || ms->token != resp->token ||
@@ -1246,20 +1270,13 @@ static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
 	struct mrc_sock *ms;
 	u64 now;
 
-	ms = mrc_qpn_lookup(mn, c->dst_qpn);
-	if (!ms) {
-		/*
-		 * Both ends close: the peer's CLOSE may arrive after ours
-		 * released the connection. Nothing to match, nothing wrong.
-		 */
-		mrc_net_count(mn, MRC_CNT_RX_STALE);
+	/*
+	 * Both ends close: the peer's CLOSE may arrive after ours released
+	 * the connection. Nothing to match, nothing wrong: stale.
+	 */
+	ms = mrc_hs_peer(mn, c->dst_qpn, saddr, MRC_CNT_RX_STALE);
+	if (!ms)
 		return;
-	}
-	if (!ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr) ||
-	    !refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
-		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
-		return;
-	}
 	__skb_queue_head_init(&q);
 	now = mrc_now();
 	spin_lock(&ms->lock);

@@ -119,6 +119,7 @@
 #include <linux/mrc.h>
 
 #include "core/mrc_engine.h"
+#include "mrc_cfg.h"
 
 #undef pr_fmt
 #define pr_fmt(fmt) "mrc: " fmt
@@ -334,6 +335,18 @@ struct mrc_sock_opts {
 };
 
 /**
+ * struct mrc_conn_profiles - the profiles a connection is created with
+ * @ev: its EV profile (a copy)
+ * @cc: its congestion-control profile (a copy)
+ * @ev_count: its EV count (MRC_EV_SET_SIZE, else @ev's)
+ */
+struct mrc_conn_profiles {
+	struct mrc_cfg_profile ev;
+	struct mrc_cfg_profile cc;
+	u32 ev_count;
+};
+
+/**
  * struct mrc_mp_plane - one plane of a connection's path snapshot
  * @id:      configured plane id (mrc_cfg_plane.id)
  * @up:      admin and operational state, as last reported (connection lock)
@@ -537,8 +550,9 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 		    struct sk_buff_head *q);
 bool mrc_profile_exists(const struct net *net, u32 id);
-u32 mrc_profile_ev_count(const struct mrc_sock *ms);
-void mrc_profile_apply(struct mrc_sock *ms, struct mrc_conn_cfg *cfg);
+void mrc_profile_read(const struct mrc_sock *ms, struct mrc_conn_profiles *pr);
+void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
+		       struct mrc_conn_cfg *cfg);
 int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp);
 void mrc_mp_free(struct mrc_mp *mp);
 void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,

@@ -55,57 +55,56 @@ static u32 mrc_profile_wnd(u32 pm)
 }
 
 /**
- * mrc_profile_ev_count() - EVs of a new connection
+ * mrc_profile_read() - the profiles a new connection is created with
  * @ms: the socket (options set)
+ * @pr: filled: both profiles, read once so that the whole configuration of
+ *	the connection comes from one version of each, and its EV count
+ *	(MRC_EV_SET_SIZE if set, else the EV profile's)
  *
  * Context: any; reads the namespace's profiles under RCU.
- * Return: MRC_EV_SET_SIZE if set, else the EV profile's count.
  */
-u32 mrc_profile_ev_count(const struct mrc_sock *ms)
+void mrc_profile_read(const struct mrc_sock *ms, struct mrc_conn_profiles *pr)
 {
-	struct mrc_cfg_profile p;
+	const struct net *net = sock_net(&ms->sk);
 
-	if (ms->opts.ev_count)
-		return ms->opts.ev_count;
-	mrc_profile_copy_or_default(sock_net(&ms->sk), ms->opts.ev_profile, &p);
-	return p.ev_count;
+	mrc_profile_copy_or_default(net, ms->opts.ev_profile, &pr->ev);
+	mrc_profile_copy_or_default(net, ms->opts.cc_profile, &pr->cc);
+	pr->ev_count = ms->opts.ev_count ?: pr->ev.ev_count;
 }
 
 /**
  * mrc_profile_apply() - put the connection's profiles into its engine config
- * @ms: the socket (options set)
+ * @ms: the socket
+ * @pr: its profiles (mrc_profile_read())
  * @cfg: engine configuration, planes and EV counts already filled
  *
  * The EV profile may lower the active EVs per plane and set the floor of
  * usable active EVs (0 keeps what the plane layout derived); the CC profile
  * picks the algorithm and its parameters.
- *
- * Context: any; reads the namespace's profiles under RCU.
  */
-void mrc_profile_apply(struct mrc_sock *ms, struct mrc_conn_cfg *cfg)
+void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
+		       struct mrc_conn_cfg *cfg)
 {
-	const struct net *net = sock_net(&ms->sk);
-	struct mrc_cfg_profile p;
+	const struct mrc_cfg_profile *p = &pr->ev;
 	u32 act;
 
-	mrc_profile_copy_or_default(net, ms->opts.ev_profile, &p);
-	if (p.ev_active_per_plane) {
-		act = min(p.ev_active_per_plane, cfg->ev_per_plane);
+	if (p->ev_active_per_plane) {
+		act = min(p->ev_active_per_plane, cfg->ev_per_plane);
 		cfg->ev_active_per_plane = act;
 		cfg->ev_min_active = min(cfg->ev_min_active, act * cfg->n_planes);
 	}
-	if (p.ev_min_active)
-		cfg->ev_min_active = min(p.ev_min_active,
+	if (p->ev_min_active)
+		cfg->ev_min_active = min(p->ev_min_active,
 					 cfg->ev_active_per_plane * cfg->n_planes);
 
-	mrc_profile_copy_or_default(net, ms->opts.cc_profile, &p);
-	cfg->cc_algo = p.cc_algo == MRC_CC_ALGO_FIXED ? MRC_CC_FIXED :
-							 MRC_CC_NSCC;
-	cfg->cc.target_qdelay_pm = p.cc_target_delay_pm;
-	cfg->cc.gamma_pm = p.cc_gamma_pm;
-	cfg->cc.max_md_pm = p.cc_max_md_pm;
-	cfg->cc.max_wnd_bytes = max(mrc_profile_wnd(p.cc_max_wnd_pm), ms->mtu);
-	cfg->cc.init_wnd_bytes = clamp(mrc_profile_wnd(p.cc_init_wnd_pm),
+	p = &pr->cc;
+	cfg->cc_algo = p->cc_algo == MRC_CC_ALGO_FIXED ? MRC_CC_FIXED :
+							  MRC_CC_NSCC;
+	cfg->cc.target_qdelay_pm = p->cc_target_delay_pm;
+	cfg->cc.gamma_pm = p->cc_gamma_pm;
+	cfg->cc.max_md_pm = p->cc_max_md_pm;
+	cfg->cc.max_wnd_bytes = max(mrc_profile_wnd(p->cc_max_wnd_pm), ms->mtu);
+	cfg->cc.init_wnd_bytes = clamp(mrc_profile_wnd(p->cc_init_wnd_pm),
 				       ms->mtu, cfg->cc.max_wnd_bytes);
 	ms->cc_algo = cfg->cc_algo;
 }
