@@ -144,6 +144,21 @@ static struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn)
 }
 
 /**
+ * mrc_conn_qpn_known() - is @qpn a connection of this namespace? (RCU)
+ * @mn: namespace state
+ * @qpn: BTH destination QP of a received packet
+ *
+ * Lets the receive path drop packets for no connection before it spends a
+ * CRC over them: junk must not cost more than a hash lookup.
+ *
+ * Return: true if a socket holds @qpn (it may be closing).
+ */
+bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn)
+{
+	return mrc_qpn_lookup(mn, qpn);
+}
+
+/**
  * mrc_conn_hash_qpn() - give a socket a random QPN unique in its namespace
  * @mn: namespace state
  * @ms: the socket (not hashed yet)
@@ -895,20 +910,23 @@ static void mrc_rx_nack_nores(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 		__skb_queue_tail(q, skb);
 }
 
+/* Receive-drop counters of the engine, before mrc_conn_rx(). */
+struct mrc_rx_drops {
+	u64 oor;
+	u64 dup;
+};
+
 /* Data packet the engine did not place: duplicate or out of window? */
 static void mrc_rx_count_consumed(struct mrc_sock *ms, struct mrc_net *mn,
-				  const struct mrc_conn_stats *before)
+				  const struct mrc_rx_drops *before)
 {
-	struct mrc_conn_stats *after = kmalloc(sizeof(*after), GFP_ATOMIC);
+	struct mrc_rx_drops after;
 
-	if (!after)
-		return;
-	mrc_conn_get_stats(ms->conn, after);
-	if (after->rx_oor_pkts != before->rx_oor_pkts)
+	mrc_conn_rx_drop_counts(ms->conn, &after.oor, &after.dup);
+	if (after.oor != before->oor)
 		mrc_net_count(mn, MRC_CNT_RX_OOW);
-	else if (after->rx_dup_pkts != before->rx_dup_pkts)
+	else if (after.dup != before->dup)
 		mrc_net_count(mn, MRC_CNT_RX_DUP);
-	kfree(after);
 }
 
 /**
@@ -923,7 +941,7 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 		  u32 ev, u32 rx_flags)
 {
 	struct mrc_net *mn = mrc_net(net);
-	struct mrc_conn_stats *before = NULL;
+	struct mrc_rx_drops before = {};
 	bool data, fresh = false;
 	struct sk_buff_head q;
 	struct mrc_msgbuf *mb;
@@ -961,9 +979,7 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 			mrc_rx_nack_nores(ms, pkt, ev, &q);
 			goto drain;
 		}
-		before = kmalloc(sizeof(*before), GFP_ATOMIC);
-		if (before)
-			mrc_conn_get_stats(ms->conn, before);
+		mrc_conn_rx_drop_counts(ms->conn, &before.oor, &before.dup);
 	}
 	v = mrc_conn_rx(ms->conn, now, pkt, ev, rx_flags);
 	if (trace_mrc_ack_rcvd_enabled()) {
@@ -993,8 +1009,8 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 			     pkt->payload_len);
 		break;
 	case MRC_RX_CONSUMED:
-		if (data && before)
-			mrc_rx_count_consumed(ms, mn, before);
+		if (data)
+			mrc_rx_count_consumed(ms, mn, &before);
 		if (fresh)
 			mrc_rx_unfresh(ms, pkt->meth.msn);
 		break;
@@ -1010,7 +1026,6 @@ drain:
 	mrc_conn_drain(ms, now, &q);
 unlock:
 	spin_unlock(&ms->lock);
-	kfree(before);
 	mrc_xmit_queue(net, ms, &q);
 	sock_put(&ms->sk);
 }

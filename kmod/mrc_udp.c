@@ -10,8 +10,9 @@
  * when mrc_udp_rcv() runs, in softirq context under rcu_read_lock(). A
  * routing header in front of UDP (an inline SRH, which the IPv6 stack does
  * not validate once no segments are left) is validated here. The
- * packet is linearised, decoded and validated (ICRC included) by the
- * engine's codec, then handed to the connection found by BTH.dest_qp, or
+ * packet is linearised, its headers decoded and validated by the engine's
+ * codec, dropped if no connection holds BTH.dest_qp, its ICRC verified
+ * only then (junk costs no CRC), then handed to that connection, or
  * to the handshake code for the endpoint QP (MRC_QPN_EP). Every outcome
  * that drops a packet increments exactly one counter of /proc/net/mrc.
  *
@@ -282,7 +283,12 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	}
 	len -= sizeof(*uh);
 	data = (u8 *)(uh + 1);
-	err = mrc_pkt_decode(data, len, &pkt);
+	/*
+	 * Headers first, the ICRC (a pass over every byte) only for a packet
+	 * that a connection or the handshake will look at: junk sent to port
+	 * 4791 costs a header parse and a hash lookup, not a CRC.
+	 */
+	err = mrc_pkt_decode_flags(data, len, MRC_DECODE_NO_ICRC, &pkt);
 	if (err == MRC_WIRE_ETRUNC && len >= MRC_BTH_LEN &&
 	    mrc_op_is_data(data[0])) {
 		/* A switch cut the payload and kept the headers: a trim. */
@@ -294,6 +300,15 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	}
 	if (err) {
 		mrc_net_count(mn, mrc_wire_err_counter(err));
+		goto drop;
+	}
+	if (pkt.bth.dest_qp != MRC_QPN_EP &&
+	    !mrc_conn_qpn_known(mn, pkt.bth.dest_qp)) {
+		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
+		goto drop;
+	}
+	if (!(flags & MRC_RXF_TRIMMED) && !mrc_pkt_icrc_ok(data, len)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_ICRC);
 		goto drop;
 	}
 	ip6 = ipv6_hdr(skb);

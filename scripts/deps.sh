@@ -24,7 +24,7 @@ packages=(
 	# builds
 	build-essential bc flex bison libelf-dev clang llvm lld dwarves cmake
 	pkg-config libgtest-dev libgmock-dev libclang-rt-14-dev clang-format
-	libnl-3-dev libnl-genl-3-dev libbpf-dev bpftool
+	libnl-3-dev libnl-genl-3-dev libbpf-dev bpftool zlib1g-dev
 )
 
 missing=()

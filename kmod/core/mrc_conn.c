@@ -480,6 +480,18 @@ void mrc_conn_get_stats(const struct mrc_conn *conn, struct mrc_conn_stats *st)
 }
 
 /**
+ * mrc_conn_rx_drop_counts() - the two receive-drop counters alone.
+ * @conn: connection
+ * @oor: out: data packets outside the receive window
+ * @dup: out: duplicate data packets
+ */
+void mrc_conn_rx_drop_counts(const struct mrc_conn *conn, u64 *oor, u64 *dup)
+{
+	*oor = conn->st.rx_oor_pkts;
+	*dup = conn->st.rx_dup_pkts;
+}
+
+/**
  * mrc_conn_num_evs() - size of the EV table.
  * @conn: connection
  *

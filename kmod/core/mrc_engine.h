@@ -654,6 +654,17 @@ bool mrc_conn_failed(const struct mrc_conn *conn);
 u32 mrc_conn_tx_msgs_free(const struct mrc_conn *conn);
 void mrc_conn_get_stats(const struct mrc_conn *conn,
 			struct mrc_conn_stats *st);
+
+/**
+ * mrc_conn_rx_drop_counts() - the two receive-drop counters alone.
+ * @conn: connection
+ * @oor: out: data packets outside the receive window (rx_oor_pkts)
+ * @dup: out: duplicate data packets (rx_dup_pkts)
+ *
+ * What a host needs per packet to tell why mrc_conn_rx() consumed one,
+ * without copying the whole struct mrc_conn_stats.
+ */
+void mrc_conn_rx_drop_counts(const struct mrc_conn *conn, u64 *oor, u64 *dup);
 u16 mrc_conn_num_evs(const struct mrc_conn *conn);
 int mrc_conn_get_ev(const struct mrc_conn *conn, u16 index,
 		    struct mrc_ev_info *info);

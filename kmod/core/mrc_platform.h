@@ -6,8 +6,8 @@
  * outside world: no kernel header, no libc header. The engine never touches
  * sockets, skbs, timers or clocks; time is passed in by the caller and
  * randomness comes from a per-connection PRNG seeded by the host. What is left
- * for the host to supply is fixed-width types, memory, memcpy/memset and a log
- * hook, provided here for two hosts:
+ * for the host to supply is fixed-width types, memory, memcpy/memset, a log
+ * hook and a CRC-32, provided here for two hosts:
  *
  *  - the kernel (mrc.ko), selected by __KERNEL__;
  *  - userspace (unit tests, fuzzers, simulator), everything else.
@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/printk.h>
 #include <linux/math64.h>
+#include <linux/crc32.h>
 
 /* Engine allocations happen in softirq context as well: never sleep. */
 static inline void *mrc_plat_zalloc(size_t size)
@@ -42,12 +43,22 @@ static inline u64 mrc_div64(u64 a, u64 b)
 	return div64_u64(a, b);
 }
 
+/*
+ * CRC-32 (IEEE 802.3, reflected) without pre- or post-inversion: the
+ * kernel's crc32_le(), which the ICRC feeds with its own running state.
+ */
+static inline u32 mrc_plat_crc32_le(u32 state, const u8 *p, u32 len)
+{
+	return crc32_le(state, p, len);
+}
+
 #else /* userspace */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 /* The kernel's fixed-width names, from the compiler's own type macros. */
 typedef __UINT8_TYPE__ u8;
@@ -76,6 +87,16 @@ static inline void mrc_plat_free(void *p)
 static inline u64 mrc_div64(u64 a, u64 b)
 {
 	return a / b;
+}
+
+/*
+ * CRC-32 (IEEE 802.3, reflected) without pre- or post-inversion, from
+ * zlib: crc32() inverts on entry and on exit, so undo both. @len != 0
+ * (zlib answers a NULL buffer with its initial value).
+ */
+static inline u32 mrc_plat_crc32_le(u32 state, const u8 *p, u32 len)
+{
+	return ~(u32)crc32(~state & 0xffffffffu, p, len);
 }
 
 #endif /* __KERNEL__ */

@@ -600,6 +600,7 @@ static inline u32 mrc_icrc_end(u32 state)
 }
 
 u32 mrc_icrc(const u8 *p, u32 len);
+bool mrc_pkt_icrc_ok(const u8 *buf, u32 len);
 
 /* ---- whole packets ---- */
 

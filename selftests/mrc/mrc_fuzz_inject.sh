@@ -145,10 +145,13 @@ for c in "${srh_cnt[@]}"; do
 		"$(srh_sent ${srh_want[$c]})" "$((srh1[$c] - srh0[$c]))"
 done
 
-ip netns exec mrcf-a ./mrc_inject -d fd00:6d72:2::2 -q "$qpn" -c "$cack" -n "$COUNT" \
-	-b fd00:6d72:2::1 -s 1 | sed 's/^/# peer source: /'
-ip netns exec mrcf-a ./mrc_inject -d fd00:6d72:2::2 -q "$qpn" -c "$cack" -n "$COUNT" \
-	-b fd00:6d72:2::3 -s 2 | sed 's/^/# other source: /'
+icrc0=$(proc_counter RxBadIcrc mrcf-b)
+inj1=$(ip netns exec mrcf-a ./mrc_inject -d fd00:6d72:2::2 -q "$qpn" -c "$cack" -n "$COUNT" \
+	-b fd00:6d72:2::1 -s 1)
+echo "# peer source: $inj1"
+inj2=$(ip netns exec mrcf-a ./mrc_inject -d fd00:6d72:2::2 -q "$qpn" -c "$cack" -n "$COUNT" \
+	-b fd00:6d72:2::3 -s 2)
+echo "# other source: $inj2"
 check "connection still open after the UDP injection" kill -0 "$cpid" "$spid"
 log "transfer $( [ -s "$out/cli" ] && echo finished || echo "still running") at the end of the injection"
 touch "$out/release"
@@ -176,6 +179,15 @@ for c in RxTruncated RxBadIcrc RxBadOpcode RxUnknownQpn RxWrongSource \
 	 RxOutOfWindow RxStale RxBadHandshake; do
 	rose "$c"
 done
+# Half of the packets to a QPN nobody owns carry a broken ICRC: they must
+# be dropped as RxUnknownQpn before any CRC is computed, so RxBadIcrc rises
+# by the packets to the live QPN with a broken ICRC alone (fewer if the
+# backlog dropped some), never by the others.
+icrc_sent=$(printf '%s\n%s\n' "$inj1" "$inj2" |
+	awk '{ for (i = 1; i < NF; i++) if ($i == "badicrc") n += $(i + 1) } END { print n + 0 }')
+icrc_seen=$(($(proc_counter RxBadIcrc mrcf-b) - icrc0))
+check "RxBadIcrc rose by at most the live-QPN bad ICRCs ($icrc_seen of $icrc_sent)" \
+	[ "$icrc_seen" -gt 0 -a "$icrc_seen" -le "$icrc_sent" ]
 expect_eq "no connection failed" "${before[ConnFailed]}" "$(proc_counter ConnFailed mrcf-b)"
 expect_eq "RxBadSrh: nothing but the bad SRHs (plain UDP, live traffic)" \
 	"${srh1[RxBadSrh]}" "$(proc_counter RxBadSrh mrcf-b)"

@@ -10,7 +10,8 @@
  * rounds of eight kinds:
  *   0 random bytes of random length 0..63 (mostly truncated)
  *   1 an undefined opcode, valid ICRC
- *   2 a data packet to a QPN nobody owns
+ *   2 a data packet to a QPN nobody owns, its ICRC broken every other
+ *     round (dropped as RxUnknownQpn before any CRC is spent on it)
  *   3 a data packet to QPN with a PSN 2^22..2^23 ahead of CACK (out of
  *     the receive window however far the connection moved)
  *   4 a SACK to QPN with random connection ids and fields
@@ -539,6 +540,8 @@ int main(int argc, char **argv)
 			break;
 		case 2:
 			len = data_pkt(buf, 0x10 + rnd() % 0x1000, rnd());
+			if (len > 0 && (i / 8) % 2)
+				buf[len - 1] ^= 0x5a;
 			break;
 		case 3:
 			len = data_pkt(buf, qpn, cack + (1u << 22) + rnd() % (1u << 22));
