@@ -206,7 +206,7 @@ done
 # ---- 5. small-message latency and request/response.
 for t in "${transports[@]}"; do run pingpong "$t" pingpong -n 2000 -s 64 -q; done
 for t in "${transports[@]}"; do
-	run rpc "$t" rpc -d 5 --req-size 256 --resp-size 4096 -P 8 -q
+	run rpc "$t" rpc -d 5 --req-size 256 --resp-size 4096 --concurrency 8 -q
 done
 
 {

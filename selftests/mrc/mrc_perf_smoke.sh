@@ -4,7 +4,8 @@
 # mrcperf works end to end: bulk and pingpong for ~2 s each between two
 # namespaces over a veth pair, over TCP, MPTCP and (when mrc.ko is loaded)
 # AF_MRC. For every run: both ends exit 0, both JSON reports parse, the
-# figures are non-zero, and the message counts of client and server agree.
+# figures are non-zero (CPU accounting included), and the message counts of
+# client and server agree.
 # A functional test of the tool, not a benchmark: no rate is asserted.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
@@ -54,6 +55,11 @@ smoke() {
 		"$(jget "$out/$name.cli" result.server_msgs)"
 	expect_eq "$name: bytes agree" "$(jget "$out/$name.cli" result.bytes_sent)" "$srv_bytes"
 	check "$name: goodput > 0" positive "$(jget "$out/$name.cli" result.goodput_mbps)"
+	expect_eq "$name: CPU accounted" true "$(jget "$out/$name.cli" cpu.valid)"
+	check "$name: service demand > 0" positive \
+		"$(jget "$out/$name.cli" cpu.service_demand_us_per_mb)"
+	check "$name: busy CPU time counted" positive \
+		"$(jget "$out/$name.cli" cpu.busy_s)"
 	if [ "$mode" = pingpong ]; then
 		expect_eq "$name: one response per request" "$sent" \
 			"$(jget "$out/$name.cli" result.round_trips)"
@@ -64,7 +70,8 @@ smoke() {
 			"$(jget "$out/$name.cli" intervals.0.t_s)"
 	fi
 	log "$name: $(jget "$out/$name.cli" result.goodput_mbps) Mbit/s," \
-		"$sent msgs, p50 $(jget "$out/$name.cli" result.latency_us.p50) us"
+		"$sent msgs, p50 $(jget "$out/$name.cli" result.latency_us.p50) us," \
+		"$(jget "$out/$name.cli" cpu.service_demand_us_per_mb) CPU-us/MB"
 }
 
 transports="tcp mptcp"

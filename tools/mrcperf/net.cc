@@ -181,11 +181,27 @@ uint16_t LocalPort(Transport t, const Fd& fd) {
     return ntohs(reinterpret_cast<const sockaddr_in6*>(&ep.ss)->sin6_port);
 }
 
-Fd Connect(Transport t, const Endpoint& peer, const Endpoint* local, double timeout_s) {
+void ApplyMrcOptions(const MrcSockOpts& o, const Fd& fd) {
+    auto set = [&](int opt, const void* v, socklen_t len, const char* name) {
+        if (::setsockopt(fd.get(), SOL_MRC, opt, v, len) < 0) ThrowErrno(name, errno);
+    };
+    if (o.ev_set_size) set(MRC_EV_SET_SIZE, &*o.ev_set_size, sizeof(uint32_t), "MRC_EV_SET_SIZE");
+    if (o.plane_mask) set(MRC_PLANE_MASK, &*o.plane_mask, sizeof(uint32_t), "MRC_PLANE_MASK");
+    if (o.cc_profile || o.ev_profile) {
+        mrc_profile_opt p{};
+        p.cc_profile = o.cc_profile.value_or(0);
+        p.ev_profile = o.ev_profile.value_or(0);
+        set(MRC_PROFILE, &p, sizeof(p), "MRC_PROFILE");
+    }
+}
+
+Fd Connect(Transport t, const Endpoint& peer, const Endpoint* local, double timeout_s,
+           const MrcSockOpts& mrc) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
     for (;;) {
         Fd s = OpenSocket(t);
+        if (t == Transport::kMrc) ApplyMrcOptions(mrc, s);
         if (local && ::bind(s.get(), reinterpret_cast<const sockaddr*>(&local->ss), local->len) < 0)
             ThrowErrno("bind " + EndpointText(t, *local), errno);
         // A blocking connect() bounded by SO_SNDTIMEO (TCP and AF_MRC honour it).

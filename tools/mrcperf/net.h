@@ -82,8 +82,12 @@ Fd Listen(Transport t, const Endpoint& local, int backlog = 64);
 // The port or service id a listener got (useful with port 0).
 uint16_t LocalPort(Transport t, const Fd& fd);
 // Connects, retrying refused connections until timeout_s (the server may be
-// starting).
-Fd Connect(Transport t, const Endpoint& peer, const Endpoint* local, double timeout_s);
+// starting). AF_MRC sockets get the options in mrc (if any) before connect().
+Fd Connect(Transport t, const Endpoint& peer, const Endpoint* local, double timeout_s,
+           const MrcSockOpts& mrc = {});
+// Sets the SOL_MRC options that are present; throws an Error naming the
+// option the kernel refused.
+void ApplyMrcOptions(const MrcSockOpts& o, const Fd& fd);
 // Per-socket options the tests want (TCP_NODELAY on streams).
 void TuneConnected(Transport t, const Fd& fd);
 

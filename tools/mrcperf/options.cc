@@ -12,32 +12,46 @@ namespace {
 
 constexpr std::string_view kUsage =
     "Usage: mrcperf server [OPTIONS]\n"
-    "       mrcperf bulk|pingpong|rpc --peer ADDR [OPTIONS]\n"
+    "       mrcperf bulk|pingpong|rpc --peer ADDR[,ADDR...] [OPTIONS]\n"
     "       mrcperf json FILE [PATH...]\n"
     "Transports (same on both ends):\n"
     "  -t, --transport mrc|tcp|mptcp   AF_MRC SOCK_SEQPACKET, TCP, or MPTCP (default tcp)\n"
     "Addresses:\n"
-    "  -c, --peer ADDR        server address (IPv6 or IPv4)\n"
-    "  -B, --bind ADDR        local address (default any)\n"
+    "  -c, --peer ADDR[,...]  server address(es); connection i uses the (i mod n)th\n"
+    "  -B, --bind ADDR[,...]  local address(es) (default any), same rule\n"
     "  -p, --port N           TCP/MPTCP port or MRC service id (default 7471)\n"
     "Test:\n"
     "  -d, --time DUR         run time: 10, 2.5s, 500ms (default 10s)\n"
-    "  -n, --count N          messages (bulk) or round trips (pingpong, rpc)\n"
+    "  -n, --count N          messages (bulk) or round trips (pingpong, rpc), per connection\n"
     "  -s, --size BYTES       message size: bulk (default 64k), pingpong (default 64)\n"
     "  -w, --window N         bulk: messages in flight, unacknowledged (default 32)\n"
     "      --ack-every N      bulk: receiver acknowledges every N messages (default window/4)\n"
+    "  -b, --bitrate RATE     bulk: limit each connection's sender to RATE bit/s (k/M/G)\n"
     "      --req-size BYTES   rpc request size (default 256)\n"
     "      --resp-size BYTES  rpc response size (default 4096)\n"
-    "  -P, --concurrency N    rpc: requests in flight (default 8)\n"
+    "      --concurrency N    rpc: requests in flight per connection (default 8)\n"
+    "  -P, --parallel N       N connections at once (default 1), figures summed\n"
+    "      --per-plane        one connection per --peer address (-P = their number)\n"
+    "  -O, --omit DUR         leave the first DUR (warm-up) out of every figure\n"
+    "      --repeat N         N runs: each reported, plus median, min/max, 95% interval\n"
     "  -i, --interval-ms MS   record throughput every MS (time series, also in --json)\n"
     "      --connect-timeout DUR   (default 5s)\n"
+    "AF_MRC socket options (set before connect):\n"
+    "      --ev-set-size N    MRC_EV_SET_SIZE: EVs per connection (128..256)\n"
+    "      --plane-mask MASK  MRC_PLANE_MASK: planes the connection may use (0x..)\n"
+    "      --cc-profile ID    MRC_PROFILE: congestion-control profile\n"
+    "      --ev-profile ID    MRC_PROFILE: EV profile\n"
     "Output:\n"
     "  -J, --json             one JSON object on stdout (server: one per session)\n"
     "  -q, --quiet            no progress lines on stderr\n"
     "      --label TEXT       copied into the JSON report\n"
+    "      --proc-stat FILE   CPU accounting source (default /proc/stat)\n"
     "Server:\n"
     "  -1, --once             exit after one session\n"
-    "Sizes take k/m/g (binary). Exit: 0 ok, 1 run failed, 2 usage, 3 AF_MRC unavailable.\n";
+    "Every client run reports the machine's CPU time over the measured interval\n"
+    "(/proc/stat: user, system, irq, softirq) as utilisation and service demand\n"
+    "(CPU-us per MB). Sizes take k/m/g (binary), rates k/M/G (decimal).\n"
+    "Exit: 0 ok, 1 run failed, 2 usage, 3 AF_MRC unavailable.\n";
 
 template <typename T>
 std::optional<T> ParseUint(std::string_view s) {
@@ -45,6 +59,18 @@ std::optional<T> ParseUint(std::string_view s) {
     auto r = std::from_chars(s.data(), s.data() + s.size(), v);
     if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
     return v;
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (;;) {
+        size_t comma = s.find(',', start);
+        out.push_back(s.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
 }
 
 }  // namespace
@@ -112,6 +138,34 @@ std::optional<uint64_t> ParseSize(std::string_view s) {
     auto v = ParseUint<uint64_t>(s);
     if (!v || *v > UINT64_MAX / mult) return std::nullopt;
     return *v * mult;
+}
+
+std::optional<uint64_t> ParseRate(std::string_view s) {
+    double mult = 1;
+    if (!s.empty()) {
+        switch (s.back()) {
+            case 'k':
+            case 'K':
+                mult = 1e3;
+                break;
+            case 'm':
+            case 'M':
+                mult = 1e6;
+                break;
+            case 'g':
+            case 'G':
+                mult = 1e9;
+                break;
+        }
+        if (mult != 1) s.remove_suffix(1);
+    }
+    if (s.empty()) return std::nullopt;
+    std::string str(s);
+    char* end = nullptr;
+    double v = std::strtod(str.c_str(), &end);
+    if (end != str.c_str() + str.size() || !std::isfinite(v) || v <= 0 || v * mult > 1e15)
+        return std::nullopt;
+    return static_cast<uint64_t>(v * mult);
 }
 
 std::optional<double> ParseDuration(std::string_view s) {
@@ -229,11 +283,11 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
         } else if (flag("-c", "--peer")) {
             auto v = value();
             ok = need(v);
-            if (ok) c.peer = *v;
+            if (ok) c.peers = SplitList(*v);
         } else if (flag("-B", "--bind")) {
             auto v = value();
             ok = need(v);
-            if (ok) c.bind = *v;
+            if (ok) c.binds = SplitList(*v);
         } else if (flag("-p", "--port")) {
             uint32_t p = 0;
             ok = u32(p, 1, 65535, false);
@@ -264,8 +318,54 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
             ok = u32(c.req_size, kHeaderSize, kMaxMessage, true);
         } else if (flag("", "--resp-size")) {
             ok = u32(c.resp_size, kHeaderSize, kMaxMessage, true);
-        } else if (flag("-P", "--concurrency")) {
+        } else if (flag("", "--concurrency")) {
             ok = u32(c.concurrency, 1, 65536, false);
+        } else if (flag("-P", "--parallel")) {
+            ok = u32(c.parallel, 1, 128, false);
+        } else if (flag("", "--per-plane")) {
+            c.per_plane = true;
+        } else if (flag("-O", "--omit")) {
+            ok = dur(c.omit_s);
+        } else if (flag("", "--repeat")) {
+            ok = u32(c.repeat, 1, 1000, false);
+        } else if (flag("-b", "--bitrate")) {
+            auto v = value();
+            ok = need(v);
+            if (ok) {
+                auto rate = ParseRate(*v);
+                if (!rate) {
+                    r.error = "bad rate \"" + *v + "\" for " + opt + " (e.g. 500M)";
+                    ok = false;
+                } else {
+                    c.rate_bps = *rate;
+                }
+            }
+        } else if (flag("", "--proc-stat")) {
+            auto v = value();
+            ok = need(v);
+            if (ok) c.proc_stat = *v;
+        } else if (flag("", "--ev-set-size")) {
+            uint32_t n = 0;
+            ok = u32(n, 128, 256, false);
+            c.mrc.ev_set_size = n;
+        } else if (flag("", "--plane-mask")) {
+            auto v = value();
+            ok = need(v);
+            if (ok) {
+                char* end = nullptr;
+                unsigned long long m = std::strtoull(v->c_str(), &end, 0);
+                if (v->empty() || *end || m > 0xffffffffull) {
+                    r.error = "bad plane mask \"" + *v + "\" (e.g. 0x5)";
+                    ok = false;
+                } else {
+                    c.mrc.plane_mask = static_cast<uint32_t>(m);
+                }
+            }
+        } else if (flag("", "--cc-profile") || flag("", "--ev-profile")) {
+            uint32_t id = 0;
+            bool cc = opt == "--cc-profile";
+            ok = u32(id, 0, 65535, false);
+            (cc ? c.mrc.cc_profile : c.mrc.ev_profile) = static_cast<uint16_t>(id);
         } else if (flag("-i", "--interval-ms")) {
             ok = u32(c.interval_ms, 1, 3600000, false);
         } else if (flag("", "--connect-timeout")) {
@@ -287,9 +387,25 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
         if (!ok) return r;
     }
 
-    if (c.mode == Mode::kServer) return r;
-    if (c.peer.empty()) {
+    for (const auto& list : {c.peers, c.binds})
+        for (const auto& a : list)
+            if (a.empty() && list.size() > 1) {
+                r.error = "empty address in a --peer/--bind list";
+                return r;
+            }
+    if (!c.binds.empty()) c.bind = c.binds.front();
+    if (c.mode == Mode::kServer) {
+        if (c.binds.size() > 1) r.error = "server takes one --bind address";
+        return r;
+    }
+    if (c.peers.empty() || c.peers.front().empty()) {
         r.error = std::string(ModeName(c.mode)) + " needs --peer ADDR";
+        return r;
+    }
+    c.peer = c.peers.front();
+    if (c.per_plane) c.parallel = static_cast<uint32_t>(c.peers.size());
+    if (c.rate_bps && c.mode != Mode::kBulk) {
+        r.error = "--bitrate applies to bulk only";
         return r;
     }
     if (c.mode == Mode::kPingpong) {
@@ -306,6 +422,14 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
         return r;
     }
     if (c.count && !c.duration_set) c.duration_s = 0;  // by count only
+    if (c.omit_s > 0 && c.duration_s > 0 && c.omit_s >= c.duration_s) {
+        r.error = "--omit must be shorter than --time";
+        return r;
+    }
+    if (c.omit_s > 0 && c.duration_s == 0) {
+        r.error = "--omit needs a run by time (--time), not by --count";
+        return r;
+    }
     return r;
 }
 

@@ -12,11 +12,30 @@ namespace mrcperf {
 enum class Mode { kHelp, kVersion, kServer, kBulk, kPingpong, kRpc, kJson };
 enum class Transport { kMrc, kTcp, kMptcp };
 
+// AF_MRC socket options (level SOL_MRC), set before connect().
+struct MrcSockOpts {
+    std::optional<uint32_t> ev_set_size;  // MRC_EV_SET_SIZE
+    std::optional<uint32_t> plane_mask;   // MRC_PLANE_MASK
+    std::optional<uint16_t> cc_profile;   // MRC_PROFILE.cc_profile
+    std::optional<uint16_t> ev_profile;   // MRC_PROFILE.ev_profile
+};
+
 struct Config {
     Mode mode = Mode::kHelp;
     Transport transport = Transport::kTcp;
-    std::string peer;        // client: server address
-    std::string bind;        // local address ("" = any)
+    std::string peer;  // client: server address (the first of peers)
+    std::string bind;  // local address ("" = any; the first of binds)
+    // Client: --peer/--bind take comma-separated lists; connection i of -P
+    // goes to peers[i % size] from binds[i % size] (one per plane).
+    std::vector<std::string> peers;
+    std::vector<std::string> binds;
+    uint32_t parallel = 1;                 // -P: connections run at once, figures summed
+    bool per_plane = false;                // --per-plane: -P = number of peers
+    double omit_s = 0;                     // -O: warm-up left out of the figures
+    uint32_t repeat = 1;                   // --repeat: whole runs, median and spread
+    uint64_t rate_bps = 0;                 // -b: bulk sender's rate limit per connection, 0 = none
+    std::string proc_stat = "/proc/stat";  // CPU accounting source
+    MrcSockOpts mrc;
     uint16_t port = 7471;    // TCP/MPTCP port or MRC service id
     double duration_s = 10;  // run time (client)
     bool duration_set = false;
@@ -52,6 +71,8 @@ std::string_view TransportName(Transport t);
 std::optional<Transport> ParseTransport(std::string_view s);
 // "64", "64k", "1m", "1g" (binary multiples).
 std::optional<uint64_t> ParseSize(std::string_view s);
+// Bit rates as iperf3 writes them: "500", "100k", "2.5M", "1G" (decimal).
+std::optional<uint64_t> ParseRate(std::string_view s);
 // "10" (seconds), "1.5s", "500ms".
 std::optional<double> ParseDuration(std::string_view s);
 

@@ -11,11 +11,13 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "cpu.h"
 #include "json.h"
 #include "net.h"
 #include "stats.h"
@@ -86,6 +88,17 @@ void WriteParams(JsonWriter& w, const Config& c) {
             .Field("concurrency", c.concurrency);
     }
     w.Field("interval_ms", c.interval_ms);
+    w.Field("parallel", c.parallel).Field("omit_s", c.omit_s).Field("repeat", c.repeat);
+    if (c.rate_bps) w.Field("rate_bps", c.rate_bps);
+    if (c.peers.size() > 1) {
+        w.Key("peers").BeginArray();
+        for (const auto& p : c.peers) w.Value(p);
+        w.EndArray();
+    }
+    if (c.mrc.ev_set_size) w.Field("mrc_ev_set_size", *c.mrc.ev_set_size);
+    if (c.mrc.plane_mask) w.Field("mrc_plane_mask", *c.mrc.plane_mask);
+    if (c.mrc.cc_profile) w.Field("mrc_cc_profile", static_cast<unsigned>(*c.mrc.cc_profile));
+    if (c.mrc.ev_profile) w.Field("mrc_ev_profile", static_cast<unsigned>(*c.mrc.ev_profile));
     w.EndObject();
 }
 
@@ -102,9 +115,9 @@ void WriteLatency(JsonWriter& w, const LatencySummary& s) {
     w.EndObject();
 }
 
-void WriteIntervals(JsonWriter& w, const IntervalSeries& series) {
+void WriteIntervals(JsonWriter& w, const std::vector<IntervalSample>& samples) {
     w.Key("intervals").BeginArray();
-    for (const auto& s : series.samples())
+    for (const auto& s : samples)
         w.BeginObject()
             .Field("t_s", s.t_s)
             .Field("bytes", s.bytes)
@@ -125,20 +138,73 @@ struct ClientRun {
     PeerCounts server;
     std::vector<uint64_t> rtt_ns;
     std::string info_json;
+    std::string peer, bind;  // this connection's addresses
+    // The measured interval starts after the warm-up (-O): what was done
+    // by then is left out of every figure.
+    double omit_t = 0;
+    uint64_t omit_done_msgs = 0, omit_done_bytes = 0, omit_sent_bytes = 0;
+    size_t omit_rtts = 0;
+};
+
+// The measured interval of a run, shared by its connections: it opens when
+// the first connection has finished its warm-up and closes when the last
+// one has its result; the machine's CPU is sampled at both ends.
+class MeasureWindow {
+  public:
+    MeasureWindow(std::string proc_stat, size_t streams)
+        : path_(std::move(proc_stat)), streams_(streams) {}
+
+    void Begin() {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (begun_++) return;
+        t0_ = Clock::now();
+        a_ = ReadCpuSample(path_);
+    }
+    void End() {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (++ended_ != streams_) return;
+        t1_ = Clock::now();
+        b_ = ReadCpuSample(path_);
+    }
+    double Seconds() const { return ended_ == streams_ && begun_ ? Seconds(t1_ - t0_) : 0; }
+    // Invalid (valid == false) when /proc/stat could not be read.
+    CpuUsage Usage() const {
+        if (!a_ || !b_) return {};
+        return CpuDelta(*a_, *b_, ClockTick());
+    }
+    const std::string& path() const { return path_; }
+
+  private:
+    static double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+    std::string path_;
+    size_t streams_;
+    std::mutex mu_;
+    size_t begun_ = 0, ended_ = 0;
+    Clock::time_point t0_{}, t1_{};
+    std::optional<CpuSample> a_, b_;
 };
 
 class Client {
   public:
-    Client(const Config& c, std::ostream& err)
-        : c_(c), err_(err), series_(c.interval_ms ? c.interval_ms / 1000.0 : 1.0) {}
+    // Connection number `index` of a run; progress lines only when it is
+    // the run's only connection.
+    Client(const Config& c, std::ostream& err, size_t index, MeasureWindow* window)
+        : c_(c),
+          err_(err),
+          window_(window),
+          quiet_(c.quiet || c.parallel > 1),
+          series_(c.interval_ms ? c.interval_ms / 1000.0 : 1.0) {
+        r_.peer = c.peers.empty() ? c.peer : c.peers[index % c.peers.size()];
+        r_.bind = c.binds.empty() ? c.bind : c.binds[index % c.binds.size()];
+    }
 
     ClientRun Run() {
-        Endpoint peer = MakeEndpoint(c_.transport, c_.peer, c_.port);
+        Endpoint peer = MakeEndpoint(c_.transport, r_.peer, c_.port);
         std::unique_ptr<Endpoint> local;
-        if (!c_.bind.empty())
-            local = std::make_unique<Endpoint>(MakeEndpoint(c_.transport, c_.bind, 0));
+        if (!r_.bind.empty())
+            local = std::make_unique<Endpoint>(MakeEndpoint(c_.transport, r_.bind, 0));
         conn_ = std::make_unique<MsgConn>(
-            Connect(c_.transport, peer, local.get(), c_.connect_timeout_s), c_.transport);
+            Connect(c_.transport, peer, local.get(), c_.connect_timeout_s, c_.mrc), c_.transport);
         const uint32_t max_in = c_.mode == Mode::kBulk ? 4096 : c_.resp_size + 4096;
         conn_->SetMaxMessage(std::max<uint32_t>(max_in, 4096));
         Hello();
@@ -149,6 +215,7 @@ class Client {
                                       .count());
         last_progress_t_ = start_;
         next_progress_ = After(start_, 1.0);
+        if (c_.omit_s <= 0) BeginMeasure(0, 0, 0);
         if (c_.mode == Mode::kBulk)
             Bulk();
         else
@@ -189,10 +256,31 @@ class Client {
         return c_.duration_s > 0 && now >= After(start_, c_.duration_s);
     }
 
+    // The warm-up is over: what is done by now is left out of the figures.
+    void BeginMeasure(double t, uint64_t done_msgs, uint64_t done_bytes) {
+        measuring_ = true;
+        r_.omit_t = t;
+        r_.omit_done_msgs = done_msgs;
+        r_.omit_done_bytes = done_bytes;
+        r_.omit_sent_bytes = r_.sent_bytes;
+        r_.omit_rtts = r_.rtt_ns.size();
+        window_->Begin();
+    }
+
+    // Bulk with -b: may another message leave now? (A token bucket of one
+    // message: the sender keeps sent bits <= rate x elapsed + one message.)
+    bool RateAllows(Clock::time_point now) const {
+        if (!c_.rate_bps) return true;
+        return double(r_.sent_bytes) * 8.0 <= double(c_.rate_bps) * Seconds(now - start_);
+    }
+
     // Next moment something must happen besides I/O.
     Clock::time_point NextWake(Clock::time_point now, bool sending) const {
         Clock::time_point w = After(now, 1.0);
-        if (!c_.quiet) w = std::min(w, next_progress_);
+        if (!measuring_) w = std::min(w, After(start_, c_.omit_s));
+        if (sending && c_.rate_bps)
+            w = std::min(w, After(start_, double(r_.sent_bytes) * 8.0 / double(c_.rate_bps)));
+        if (!quiet_) w = std::min(w, next_progress_);
         if (c_.interval_ms) w = std::min(w, After(start_, series_.NextDeadline()));
         if (sending && c_.duration_s > 0) w = std::min(w, After(start_, c_.duration_s));
         if (end_queued_) w = std::min(w, drain_deadline_);
@@ -201,9 +289,10 @@ class Client {
 
     void Tick(Clock::time_point now, uint64_t done_msgs, uint64_t done_bytes) {
         double t = Seconds(now - start_);
+        if (!measuring_ && t >= c_.omit_s) BeginMeasure(t, done_msgs, done_bytes);
         if (c_.interval_ms) {
             size_t closed = series_.Update(t, done_bytes, done_msgs);
-            if (!c_.quiet) {
+            if (!quiet_) {
                 const auto& s = series_.samples();
                 for (size_t i = s.size() - closed; i < s.size(); ++i) {
                     char line[128];
@@ -213,7 +302,7 @@ class Client {
                 }
             }
         }
-        if (!c_.quiet && now >= next_progress_) {
+        if (!quiet_ && now >= next_progress_) {
             double dt = Seconds(now - last_progress_t_);
             char line[160];
             std::snprintf(line, sizeof(line), "mrcperf: [%6.1f s] %10.3f Mbit/s %10.0f msgs/s\n", t,
@@ -241,6 +330,9 @@ class Client {
         if (!ParseCounts(HeadText(head), &r_.server)) throw Error("malformed RESULT from server");
         got_result_ = true;
         r_.seconds = Seconds(Clock::now() - start_);
+        // A run by count can end before its warm-up would have.
+        if (!measuring_) BeginMeasure(0, 0, 0);
+        window_->End();
     }
 
     void Loop(const std::function<void(Clock::time_point)>& fill, const FrameDecoder::Sink& sink,
@@ -267,7 +359,8 @@ class Client {
                 QueueEnd(now);
                 return;
             }
-            while (r_.sent_msgs - r_.acked_msgs < c_.window && !SendingDone(now, r_.sent_msgs)) {
+            while (r_.sent_msgs - r_.acked_msgs < c_.window && !SendingDone(now, r_.sent_msgs) &&
+                   RateAllows(now)) {
                 conn_->Queue(MakeMsg(MsgType::kData, r_.sent_msgs, size));
                 ++r_.sent_msgs;
                 r_.sent_bytes += size;
@@ -340,6 +433,9 @@ class Client {
 
     const Config& c_;
     std::ostream& err_;
+    MeasureWindow* window_;
+    bool quiet_;
+    bool measuring_ = false;
     std::unique_ptr<MsgConn> conn_;
     ClientRun r_;
     IntervalSeries series_;
@@ -405,11 +501,241 @@ bool DecodeParams(std::string_view text, SessionParams* p) {
     return true;
 }
 
+namespace {
+
+// One run: every connection of -P, their measured interval and CPU.
+struct RunResult {
+    std::vector<ClientRun> streams;
+    std::vector<IntervalSample> intervals;  // summed over the connections
+    double seconds = 0;                     // the measured interval
+    CpuUsage cpu;
+    std::string info_json;  // transport counters of the first connection
+};
+
+// The figures of a run, what the report and the summary are made of.
+struct Figures {
+    bool counts_ok = true;
+    uint64_t msgs_sent = 0, bytes_sent = 0, server_msgs = 0, server_bytes = 0;
+    uint64_t measured_bytes = 0, measured_msgs = 0;  // after the warm-up
+    uint64_t round_trips = 0, resp_bytes = 0;
+    double goodput_mbps = 0, msgs_per_s = 0, round_trips_per_s = 0;
+    double send_seconds = 0;
+    LatencySummary lat;
+};
+
+RunResult RunOnce(const Config& c, std::ostream& err) {
+    const size_t n = c.parallel;
+    MeasureWindow window(c.proc_stat, n);
+    std::vector<std::unique_ptr<Client>> clients;
+    for (size_t i = 0; i < n; ++i) clients.push_back(std::make_unique<Client>(c, err, i, &window));
+    RunResult r;
+    r.streams.resize(n);
+    std::vector<std::exception_ptr> errors(n);
+    {
+        std::vector<std::jthread> threads;
+        for (size_t i = 1; i < n; ++i)
+            threads.emplace_back([&, i] {
+                try {
+                    r.streams[i] = clients[i]->Run();
+                } catch (...) {
+                    errors[i] = std::current_exception();
+                }
+            });
+        try {
+            r.streams[0] = clients[0]->Run();
+        } catch (...) {
+            errors[0] = std::current_exception();
+        }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (!errors[i]) continue;
+        if (n == 1) std::rethrow_exception(errors[i]);
+        try {
+            std::rethrow_exception(errors[i]);
+        } catch (const Error& e) {
+            throw Error(
+                "connection " + std::to_string(i) + " (" + r.streams[i].peer + "): " + e.what(),
+                e.code());
+        } catch (const std::exception& e) {
+            throw Error("connection " + std::to_string(i) + ": " + e.what());
+        }
+    }
+    r.seconds = window.Seconds();
+    r.cpu = window.Usage();
+    r.info_json = r.streams[0].info_json;
+    for (const auto& cl : clients) {
+        const auto& iv = cl->series().samples();
+        if (r.intervals.size() < iv.size()) r.intervals.resize(iv.size());
+        for (size_t k = 0; k < iv.size(); ++k) {
+            r.intervals[k].t_s = iv[k].t_s;
+            r.intervals[k].bytes += iv[k].bytes;
+            r.intervals[k].msgs += iv[k].msgs;
+            r.intervals[k].mbps += iv[k].mbps;
+        }
+    }
+    return r;
+}
+
+Figures Compute(const Config& c, const RunResult& r) {
+    Figures f;
+    std::vector<uint64_t> rtts;
+    for (const auto& s : r.streams) {
+        f.counts_ok &= s.server.msgs == s.sent_msgs && s.server.bytes == s.sent_bytes;
+        f.msgs_sent += s.sent_msgs;
+        f.bytes_sent += s.sent_bytes;
+        f.server_msgs += s.server.msgs;
+        f.server_bytes += s.server.bytes;
+        f.round_trips += s.resp_msgs;
+        f.resp_bytes += s.resp_bytes;
+        f.send_seconds = std::max(f.send_seconds, s.send_seconds);
+        if (c.mode == Mode::kBulk) {
+            f.measured_bytes += s.server.bytes - std::min(s.server.bytes, s.omit_done_bytes);
+            f.measured_msgs += s.server.msgs - std::min(s.server.msgs, s.omit_done_msgs);
+        } else {
+            f.measured_bytes += s.sent_bytes + s.resp_bytes - s.omit_sent_bytes - s.omit_done_bytes;
+            f.measured_msgs += s.resp_msgs - s.omit_done_msgs;
+            rtts.insert(rtts.end(), s.rtt_ns.begin() + static_cast<ptrdiff_t>(s.omit_rtts),
+                        s.rtt_ns.end());
+        }
+    }
+    f.goodput_mbps = Mbps(f.measured_bytes, r.seconds);
+    const double per_s = r.seconds > 0 ? double(f.measured_msgs) / r.seconds : 0.0;
+    if (c.mode == Mode::kBulk) {
+        f.msgs_per_s = per_s;
+    } else {
+        f.round_trips_per_s = per_s;
+        f.lat = Summarize(rtts);
+    }
+    return f;
+}
+
+void WriteCpu(JsonWriter& w, const CpuUsage& u, uint64_t bytes, const std::string& source) {
+    w.Key("cpu").BeginObject();
+    w.Field("source", source).Field("valid", u.valid);
+    if (u.valid) {
+        w.Field("ncpu", u.ncpu)
+            .Field("user_s", u.user_s)
+            .Field("system_s", u.system_s)
+            .Field("irq_s", u.irq_s)
+            .Field("softirq_s", u.softirq_s)
+            .Field("steal_s", u.other_s)
+            .Field("idle_s", u.idle_s)
+            .Field("busy_s", u.busy_s)
+            .Field("utilisation", u.Utilisation())
+            .Field("busiest_cpu_utilisation", u.max_cpu_util)
+            .Field("service_demand_us_per_mb", u.ServiceDemandUsPerMB(bytes));
+    }
+    w.EndObject();
+}
+
+void WriteResult(JsonWriter& w, const Config& c, const RunResult& r, const Figures& f) {
+    w.Key("result").BeginObject();
+    w.Field("start_unix_ms", r.streams[0].start_unix_ms);
+    w.Field("seconds", r.seconds).Field("send_seconds", f.send_seconds);
+    w.Field("omit_s", c.omit_s).Field("connections", static_cast<uint64_t>(r.streams.size()));
+    w.Field("msgs_sent", f.msgs_sent).Field("bytes_sent", f.bytes_sent);
+    w.Field("server_msgs", f.server_msgs).Field("server_bytes", f.server_bytes);
+    w.Field("measured_bytes", f.measured_bytes);
+    w.Field("goodput_mbps", f.goodput_mbps);
+    if (c.mode == Mode::kBulk) {
+        w.Field("msgs_per_s", f.msgs_per_s);
+    } else {
+        w.Field("round_trips", f.round_trips);
+        w.Field("round_trips_per_s", f.round_trips_per_s);
+        w.Field("resp_bytes", f.resp_bytes);
+        WriteLatency(w, f.lat);
+    }
+    w.EndObject();
+    WriteCpu(w, r.cpu, f.measured_bytes, c.proc_stat);
+    if (r.streams.size() > 1) {
+        w.Key("streams").BeginArray();
+        for (const auto& s : r.streams) {
+            const double secs = s.seconds - s.omit_t;
+            const uint64_t bytes =
+                c.mode == Mode::kBulk
+                    ? s.server.bytes - std::min(s.server.bytes, s.omit_done_bytes)
+                    : s.sent_bytes + s.resp_bytes - s.omit_sent_bytes - s.omit_done_bytes;
+            w.BeginObject()
+                .Field("peer", s.peer)
+                .Field("bind", s.bind)
+                .Field("server_msgs", s.server.msgs)
+                .Field("server_bytes", s.server.bytes)
+                .Field("seconds", secs)
+                .Field("goodput_mbps", Mbps(bytes, secs))
+                .EndObject();
+        }
+        w.EndArray();
+    }
+}
+
+void WriteSpread(JsonWriter& w, std::string_view key, const Spread& s) {
+    w.Key(key).BeginObject();
+    w.Field("count", static_cast<uint64_t>(s.count))
+        .Field("median", s.median)
+        .Field("min", s.min)
+        .Field("max", s.max)
+        .Field("mean", s.mean)
+        .Field("stdev", s.stdev)
+        .Field("ci95_low", s.ci95_low)
+        .Field("ci95_high", s.ci95_high);
+    w.EndObject();
+}
+
+std::string TextLine(const Config& c, const RunResult& r, const Figures& f) {
+    char line[512];
+    const std::string t(TransportName(c.transport));
+    const std::string conns =
+        r.streams.size() > 1 ? " x" + std::to_string(r.streams.size()) + " connections" : "";
+    if (c.mode == Mode::kBulk) {
+        std::snprintf(line, sizeof(line),
+                      "%s bulk%s: %llu msgs of %u bytes in %.3f s: %.3f Mbit/s (%.0f msgs/s)\n",
+                      t.c_str(), conns.c_str(), static_cast<unsigned long long>(f.measured_msgs),
+                      c.size, r.seconds, f.goodput_mbps, f.msgs_per_s);
+    } else {
+        std::snprintf(line, sizeof(line),
+                      "%s %s%s: %llu round trips (%u/%u bytes, %u in flight) in %.3f s, %.0f/s; "
+                      "latency us p50 %.1f p99 %.1f p999 %.1f max %.1f\n",
+                      t.c_str(), std::string(ModeName(c.mode)).c_str(), conns.c_str(),
+                      static_cast<unsigned long long>(f.measured_msgs), c.req_size, c.resp_size,
+                      c.concurrency, r.seconds, f.round_trips_per_s, f.lat.p50_us, f.lat.p99_us,
+                      f.lat.p999_us, f.lat.max_us);
+    }
+    std::string text = line;
+    const CpuUsage& u = r.cpu;
+    if (u.valid) {
+        std::snprintf(line, sizeof(line),
+                      "  cpu: %.1f%% of %u CPUs (busiest %.1f%%), %.0f CPU-us/MB; user %.3f s, "
+                      "system %.3f s, softirq %.3f s, irq %.3f s\n",
+                      100 * u.Utilisation(), u.ncpu, 100 * u.max_cpu_util,
+                      u.ServiceDemandUsPerMB(f.measured_bytes), u.user_s, u.system_s, u.softirq_s,
+                      u.irq_s);
+    } else {
+        std::snprintf(line, sizeof(line), "  cpu: not measured (%s unreadable)\n",
+                      c.proc_stat.c_str());
+    }
+    return text + line;
+}
+
+std::string SpreadText(std::string_view what, const Spread& s, std::string_view unit) {
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "  %s: median %.3f %s, min %.3f, max %.3f, 95%% interval of the mean "
+                  "%.3f..%.3f\n",
+                  std::string(what).c_str(), s.median, std::string(unit).c_str(), s.min, s.max,
+                  s.ci95_low, s.ci95_high);
+    return line;
+}
+
+}  // namespace
+
 int RunClient(const Config& c, std::ostream& out, std::ostream& err) {
-    Client client(c, err);
-    ClientRun r;
+    std::vector<RunResult> runs;
     try {
-        r = client.Run();
+        for (uint32_t i = 0; i < c.repeat; ++i) {
+            runs.push_back(RunOnce(c, err));
+            if (!c.quiet && c.repeat > 1)
+                err << "mrcperf: run " << i + 1 << " of " << c.repeat << " done\n" << std::flush;
+        }
     } catch (const std::exception& ex) {
         const auto* me = dynamic_cast<const Error*>(&ex);
         const Error e(ex.what(), me ? me->code() : kExitFail);
@@ -427,62 +753,89 @@ int RunClient(const Config& c, std::ostream& out, std::ostream& err) {
         return e.code();
     }
 
-    bool counts_ok = r.server.msgs == r.sent_msgs && r.server.bytes == r.sent_bytes;
+    std::vector<Figures> figs;
+    bool counts_ok = true;
+    for (const auto& r : runs) {
+        figs.push_back(Compute(c, r));
+        counts_ok &= figs.back().counts_ok;
+    }
+    // The run reported as "result": the median by goodput (bulk) or by
+    // round trips per second.
+    std::vector<size_t> order(runs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto key = [&](size_t i) {
+        return c.mode == Mode::kBulk ? figs[i].goodput_mbps : figs[i].round_trips_per_s;
+    };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+    const size_t med = order[(order.size() - 1) / 2];
+
+    std::vector<double> goodput, sd, util, rtps, p50, p99;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        goodput.push_back(figs[i].goodput_mbps);
+        if (runs[i].cpu.valid) {
+            sd.push_back(runs[i].cpu.ServiceDemandUsPerMB(figs[i].measured_bytes));
+            util.push_back(runs[i].cpu.Utilisation());
+        }
+        rtps.push_back(figs[i].round_trips_per_s);
+        p50.push_back(figs[i].lat.p50_us);
+        p99.push_back(figs[i].lat.p99_us);
+    }
+
     JsonWriter w;
     w.BeginObject();
     WriteHeader(w, c, "client");
     WriteParams(w, c);
     w.Field("ok", counts_ok);
     if (!counts_ok) w.Field("error", "message counts differ between client and server");
-    w.Key("result").BeginObject();
-    w.Field("start_unix_ms", r.start_unix_ms);
-    w.Field("seconds", r.seconds).Field("send_seconds", r.send_seconds);
-    w.Field("msgs_sent", r.sent_msgs).Field("bytes_sent", r.sent_bytes);
-    w.Field("server_msgs", r.server.msgs).Field("server_bytes", r.server.bytes);
-    LatencySummary lat;
-    if (c.mode == Mode::kBulk) {
-        w.Field("goodput_mbps", Mbps(r.server.bytes, r.seconds));
-        w.Field("msgs_per_s", r.seconds > 0 ? double(r.server.msgs) / r.seconds : 0.0);
-    } else {
-        lat = Summarize(r.rtt_ns);
-        w.Field("round_trips", r.resp_msgs);
-        w.Field("round_trips_per_s", r.seconds > 0 ? double(r.resp_msgs) / r.seconds : 0.0);
-        w.Field("resp_bytes", r.resp_bytes);
-        w.Field("goodput_mbps", Mbps(r.sent_bytes + r.resp_bytes, r.seconds));
-        WriteLatency(w, lat);
+    WriteResult(w, c, runs[med], figs[med]);
+    if (c.interval_ms) WriteIntervals(w, runs[med].intervals);
+    if (runs.size() > 1) {
+        w.Field("median_run", static_cast<uint64_t>(med));
+        w.Key("runs").BeginArray();
+        for (size_t i = 0; i < runs.size(); ++i) {
+            w.BeginObject();
+            WriteResult(w, c, runs[i], figs[i]);
+            w.EndObject();
+        }
+        w.EndArray();
+        w.Key("summary").BeginObject();
+        WriteSpread(w, "goodput_mbps", SummarizeRuns(goodput));
+        WriteSpread(w, "service_demand_us_per_mb", SummarizeRuns(sd));
+        WriteSpread(w, "utilisation", SummarizeRuns(util));
+        if (c.mode != Mode::kBulk) {
+            WriteSpread(w, "round_trips_per_s", SummarizeRuns(rtps));
+            WriteSpread(w, "latency_p50_us", SummarizeRuns(p50));
+            WriteSpread(w, "latency_p99_us", SummarizeRuns(p99));
+        }
+        w.EndObject();
     }
-    w.EndObject();
-    if (c.interval_ms) WriteIntervals(w, client.series());
     // info_json is a complete object written by MsgConn::WriteInfo.
-    w.Key("transport_info").Raw(r.info_json).EndObject();
+    w.Key("transport_info").Raw(runs[med].info_json).EndObject();
 
     if (c.json) {
         out << w.str() << "\n";
     } else {
-        char line[256];
-        if (c.mode == Mode::kBulk) {
-            std::snprintf(line, sizeof(line),
-                          "%s bulk: %llu msgs of %u bytes in %.3f s: %.3f Mbit/s (%.0f msgs/s)\n",
-                          std::string(TransportName(c.transport)).c_str(),
-                          static_cast<unsigned long long>(r.server.msgs), c.size, r.seconds,
-                          Mbps(r.server.bytes, r.seconds),
-                          r.seconds > 0 ? double(r.server.msgs) / r.seconds : 0.0);
-        } else {
-            std::snprintf(line, sizeof(line),
-                          "%s %s: %llu round trips (%u/%u bytes, %u in flight) in %.3f s, %.0f/s; "
-                          "latency us p50 %.1f p99 %.1f p999 %.1f max %.1f\n",
-                          std::string(TransportName(c.transport)).c_str(),
-                          std::string(ModeName(c.mode)).c_str(),
-                          static_cast<unsigned long long>(r.resp_msgs), c.req_size, c.resp_size,
-                          c.concurrency, r.seconds,
-                          r.seconds > 0 ? double(r.resp_msgs) / r.seconds : 0.0, lat.p50_us,
-                          lat.p99_us, lat.p999_us, lat.max_us);
+        for (size_t i = 0; i < runs.size(); ++i) {
+            if (runs.size() > 1) out << "[run " << i + 1 << "/" << runs.size() << "] ";
+            out << TextLine(c, runs[i], figs[i]);
         }
-        out << line;
+        if (runs.size() > 1) {
+            out << runs.size() << " runs:\n";
+            out << SpreadText("goodput", SummarizeRuns(goodput), "Mbit/s");
+            if (!sd.empty()) out << SpreadText("service demand", SummarizeRuns(sd), "CPU-us/MB");
+            if (c.mode != Mode::kBulk) {
+                out << SpreadText("round trips", SummarizeRuns(rtps), "/s");
+                out << SpreadText("latency p99", SummarizeRuns(p99), "us");
+            }
+        }
     }
     if (!counts_ok) {
-        err << "mrcperf: message counts differ: sent " << r.sent_msgs << " msgs/" << r.sent_bytes
-            << " bytes, server got " << r.server.msgs << "/" << r.server.bytes << "\n";
+        for (const auto& r : runs)
+            for (const auto& s : r.streams)
+                if (s.server.msgs != s.sent_msgs || s.server.bytes != s.sent_bytes)
+                    err << "mrcperf: message counts differ (" << s.peer << "): sent " << s.sent_msgs
+                        << " msgs/" << s.sent_bytes << " bytes, server got " << s.server.msgs << "/"
+                        << s.server.bytes << "\n";
         return kExitFail;
     }
     return kExitOk;

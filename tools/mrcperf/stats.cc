@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace mrcperf {
 
@@ -30,6 +31,39 @@ LatencySummary Summarize(std::vector<uint64_t>& samples_ns) {
     s.p90_us = us(PercentileSorted(samples_ns, 90));
     s.p99_us = us(PercentileSorted(samples_ns, 99));
     s.p999_us = us(PercentileSorted(samples_ns, 99.9));
+    return s;
+}
+
+namespace {
+
+// Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom.
+constexpr double kT975[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                            2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                            2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+
+}  // namespace
+
+Spread SummarizeRuns(std::vector<double> v) {
+    Spread s;
+    if (v.empty()) return s;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    s.count = n;
+    s.min = v.front();
+    s.max = v.back();
+    s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    double sum = 0;
+    for (double x : v) sum += x;
+    s.mean = sum / double(n);
+    s.ci95_low = s.ci95_high = s.mean;
+    if (n < 2) return s;
+    double ss = 0;
+    for (double x : v) ss += (x - s.mean) * (x - s.mean);
+    s.stdev = std::sqrt(ss / double(n - 1));
+    const double t = n - 1 <= std::size(kT975) ? kT975[n - 2] : 1.96;
+    const double half = t * s.stdev / std::sqrt(double(n));
+    s.ci95_low = s.mean - half;
+    s.ci95_high = s.mean + half;
     return s;
 }
 

@@ -19,6 +19,16 @@ struct LatencySummary {
 // Takes samples in nanoseconds (sorted in place).
 LatencySummary Summarize(std::vector<uint64_t>& samples_ns);
 
+// Spread of one figure over repeated runs.
+struct Spread {
+    size_t count = 0;
+    double median = 0, min = 0, max = 0, mean = 0, stdev = 0;
+    // 95 % confidence interval of the mean (Student's t, n - 1 degrees of
+    // freedom); equal to the mean when there is a single run.
+    double ci95_low = 0, ci95_high = 0;
+};
+Spread SummarizeRuns(std::vector<double> values);
+
 // Megabits per second (10^6 bit/s); 0 when seconds <= 0.
 double Mbps(uint64_t bytes, double seconds);
 

@@ -86,6 +86,77 @@ TEST_F(Loopback, BulkByTimeWithLargeMessages) {
     EXPECT_EQ(v.Path("result.server_msgs")->ToText(), v.Path("result.msgs_sent")->ToText());
 }
 
+TEST_F(Loopback, CpuAccountedAndServiceDemand) {
+    JsonValue v = RunJson({"bulk", "-n", "300", "-s", "64k", "-w", "8"});
+    ASSERT_TRUE(v.Path("cpu.valid"));
+    EXPECT_TRUE(v.Path("cpu.valid")->boolean);
+    EXPECT_GT(v.Path("cpu.ncpu")->number, 0);
+    EXPECT_GT(v.Path("cpu.busy_s")->number, 0);
+    EXPECT_GT(v.Path("cpu.utilisation")->number, 0);
+    EXPECT_LE(v.Path("cpu.utilisation")->number, 1.0);
+    // 300 x 64 KiB moved: busy CPU-seconds / MB, as the tool computed it.
+    const double mb = 300 * 65536 / 1e6;
+    EXPECT_NEAR(v.Path("cpu.service_demand_us_per_mb")->number,
+                v.Path("cpu.busy_s")->number * 1e6 / mb, 1e-6 * v.Path("cpu.busy_s")->number * 1e6);
+}
+
+TEST_F(Loopback, CpuUnreadableIsReportedNotInvented) {
+    JsonValue v =
+        RunJson({"bulk", "-n", "20", "-s", "4k", "--proc-stat", "/nonexistent/proc/stat"});
+    EXPECT_TRUE(v.Path("ok")->boolean);
+    EXPECT_FALSE(v.Path("cpu.valid")->boolean);
+    EXPECT_FALSE(v.Path("cpu.service_demand_us_per_mb"));
+}
+
+TEST_F(Loopback, ParallelConnectionsAreSummed) {
+    JsonValue v = RunJson({"bulk", "-n", "200", "-s", "8k", "-w", "8", "-P", "3"});
+    EXPECT_TRUE(v.Path("ok")->boolean);
+    EXPECT_EQ(v.Path("result.connections")->ToText(), "3");
+    EXPECT_EQ(v.Path("result.msgs_sent")->ToText(), "600");
+    EXPECT_EQ(v.Path("result.server_msgs")->ToText(), "600");
+    EXPECT_EQ(v.Path("result.server_bytes")->ToText(), std::to_string(600 * 8192));
+    ASSERT_TRUE(v.Path("streams.2.server_msgs"));
+    EXPECT_EQ(v.Path("streams.2.server_msgs")->ToText(), "200");
+    EXPECT_FALSE(v.Path("streams.3"));
+}
+
+TEST_F(Loopback, RepeatReportsEveryRunAndTheSpread) {
+    JsonValue v = RunJson({"bulk", "-n", "100", "-s", "8k", "--repeat", "3"});
+    EXPECT_TRUE(v.Path("ok")->boolean);
+    ASSERT_TRUE(v.Path("runs.2.result.goodput_mbps"));
+    EXPECT_FALSE(v.Path("runs.3"));
+    EXPECT_EQ(v.Path("summary.goodput_mbps.count")->ToText(), "3");
+    const double lo = v.Path("summary.goodput_mbps.min")->number;
+    const double hi = v.Path("summary.goodput_mbps.max")->number;
+    const double med = v.Path("summary.goodput_mbps.median")->number;
+    EXPECT_LE(lo, med);
+    EXPECT_LE(med, hi);
+    // "result" is the median run.
+    EXPECT_DOUBLE_EQ(v.Path("result.goodput_mbps")->number, med);
+}
+
+TEST_F(Loopback, RateLimitedSenderKeepsItsRate) {
+    // 8 Mbit/s for 64 KiB messages: ~15 messages per second, 0.5 s -> ~8.
+    JsonValue v = RunJson({"bulk", "-d", "500ms", "-s", "64k", "-b", "8M"});
+    EXPECT_TRUE(v.Path("ok")->boolean);
+    const double sent = v.Path("result.msgs_sent")->number;
+    EXPECT_GE(sent, 5);
+    EXPECT_LE(sent, 12);
+}
+
+TEST_F(Loopback, OmitLeavesTheWarmUpOut) {
+    // 1 s at 16 Mbit/s with the first 0.5 s omitted: about half the bytes
+    // sent are measured, over about half the time.
+    JsonValue v = RunJson({"bulk", "-d", "1s", "-O", "500ms", "-s", "16k", "-b", "16M"});
+    EXPECT_TRUE(v.Path("ok")->boolean);
+    const double sent = v.Path("result.bytes_sent")->number;
+    const double measured = v.Path("result.measured_bytes")->number;
+    EXPECT_GT(measured, 0.3 * sent);
+    EXPECT_LT(measured, 0.7 * sent);
+    EXPECT_LT(v.Path("result.seconds")->number, 0.9);
+    EXPECT_NEAR(v.Path("result.goodput_mbps")->number, 16, 6);
+}
+
 TEST_F(Loopback, PingpongLatency) {
     JsonValue v = RunJson({"pingpong", "-n", "300"});
     EXPECT_TRUE(v.Path("ok")->boolean);
@@ -96,8 +167,8 @@ TEST_F(Loopback, PingpongLatency) {
 }
 
 TEST_F(Loopback, RpcConcurrent) {
-    JsonValue v =
-        RunJson({"rpc", "-n", "400", "-P", "16", "--req-size", "100", "--resp-size", "70000"});
+    JsonValue v = RunJson(
+        {"rpc", "-n", "400", "--concurrency", "16", "--req-size", "100", "--resp-size", "70000"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_EQ(v.Path("result.round_trips")->ToText(), "400");
     EXPECT_EQ(v.Path("result.resp_bytes")->ToText(), "28000000");

@@ -27,6 +27,49 @@ TEST(Options, Durations) {
     EXPECT_FALSE(ParseDuration("-1"));
 }
 
+TEST(Options, Rates) {
+    EXPECT_EQ(ParseRate("500"), 500u);
+    EXPECT_EQ(ParseRate("100k"), 100'000u);
+    EXPECT_EQ(ParseRate("2.5M"), 2'500'000u);
+    EXPECT_EQ(ParseRate("1G"), 1'000'000'000u);
+    EXPECT_FALSE(ParseRate(""));
+    EXPECT_FALSE(ParseRate("M"));
+    EXPECT_FALSE(ParseRate("0"));
+    EXPECT_FALSE(ParseRate("-5M"));
+}
+
+TEST(Options, ParallelPerPlaneOmitRepeatRate) {
+    auto r = P({"bulk", "-c", "fd00::1,fd00::2,fd00::3", "-B", "fd01::1,fd01::2,fd01::3",
+                "--per-plane", "-O", "1s", "-d", "5", "--repeat", "5", "-b", "40M"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.cfg.parallel, 3u);
+    EXPECT_EQ(r.cfg.peers.size(), 3u);
+    EXPECT_EQ(r.cfg.peer, "fd00::1");
+    EXPECT_EQ(r.cfg.bind, "fd01::1");
+    EXPECT_EQ(r.cfg.binds[2], "fd01::3");
+    EXPECT_DOUBLE_EQ(r.cfg.omit_s, 1.0);
+    EXPECT_EQ(r.cfg.repeat, 5u);
+    EXPECT_EQ(r.cfg.rate_bps, 40'000'000u);
+    EXPECT_EQ(P({"bulk", "-c", "::1", "-P", "4"}).cfg.parallel, 4u);
+    EXPECT_NE(P({"bulk", "-c", "::1", "-P", "0"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1,", "-P", "2"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-O", "5", "-d", "5"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-O", "1", "-n", "10"}).error, "");
+    EXPECT_NE(P({"pingpong", "-c", "::1", "-b", "1M"}).error, "");
+}
+
+TEST(Options, MrcSocketOptions) {
+    auto r = P({"bulk", "-c", "::1", "-t", "mrc", "--ev-set-size", "256", "--plane-mask", "0x5",
+                "--cc-profile", "3", "--ev-profile", "4"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.cfg.mrc.ev_set_size, 256u);
+    EXPECT_EQ(r.cfg.mrc.plane_mask, 5u);
+    EXPECT_EQ(r.cfg.mrc.cc_profile, 3u);
+    EXPECT_EQ(r.cfg.mrc.ev_profile, 4u);
+    EXPECT_NE(P({"bulk", "-c", "::1", "--ev-set-size", "64"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "--plane-mask", "x"}).error, "");
+}
+
 TEST(Options, BulkDefaultsAndOverrides) {
     auto r = P({"bulk", "--peer", "2001:db8::1", "-t", "mptcp", "--size", "16k", "-w", "64",
                 "--time=3", "--json", "-i", "100", "--label", "clean"});
@@ -59,8 +102,8 @@ TEST(Options, PingpongIsOneInFlightOfEqualSizes) {
 }
 
 TEST(Options, Rpc) {
-    auto r =
-        P({"rpc", "-c", "::1", "--req-size", "1k", "--resp-size", "64k", "-P", "16", "-t", "mrc"});
+    auto r = P({"rpc", "-c", "::1", "--req-size", "1k", "--resp-size", "64k", "--concurrency", "16",
+                "-t", "mrc"});
     ASSERT_EQ(r.error, "");
     EXPECT_EQ(r.cfg.req_size, 1024u);
     EXPECT_EQ(r.cfg.resp_size, 65536u);

@@ -7,6 +7,25 @@
 namespace mrcperf {
 namespace {
 
+TEST(Stats, SpreadOfRepeatedRuns) {
+    Spread s = SummarizeRuns({10, 12, 11, 13, 9});
+    EXPECT_EQ(s.count, 5u);
+    EXPECT_DOUBLE_EQ(s.median, 11);
+    EXPECT_DOUBLE_EQ(s.min, 9);
+    EXPECT_DOUBLE_EQ(s.max, 13);
+    EXPECT_DOUBLE_EQ(s.mean, 11);
+    EXPECT_NEAR(s.stdev, 1.5811, 1e-4);
+    // t(0.975, 4) = 2.776: 11 -+ 2.776 * 1.5811 / sqrt(5)
+    EXPECT_NEAR(s.ci95_low, 9.0371, 1e-3);
+    EXPECT_NEAR(s.ci95_high, 12.9629, 1e-3);
+    Spread even = SummarizeRuns({4, 1, 3, 2});
+    EXPECT_DOUBLE_EQ(even.median, 2.5);
+    Spread one = SummarizeRuns({7});
+    EXPECT_DOUBLE_EQ(one.ci95_low, 7);
+    EXPECT_DOUBLE_EQ(one.stdev, 0);
+    EXPECT_EQ(SummarizeRuns({}).count, 0u);
+}
+
 TEST(Stats, NearestRankPercentiles) {
     std::vector<uint64_t> v(1000);
     std::iota(v.begin(), v.end(), 1);  // 1..1000
