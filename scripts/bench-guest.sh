@@ -2,17 +2,36 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest half of "make bench" (scripts/bench.sh boots the VM with it):
-# one emulated fabric of 2 hosts x 4 planes, tbf-shaped per plane, and
-# mrcperf over MRC, TCP (one plane) and MPTCP (one subflow per plane) side
-# by side: goodput clean and at 1% loss, a time series across a plane
-# failure, small-message latency, request/response, and telemetry overhead.
-# Raw results land in $BENCH_OUT/raw (on the share); the host assembles
-# results.json, the table and the plot. A transport that fails is recorded
-# with its reason and the run goes on.
+# an emulated fabric of 2 hosts x 4 planes x 2 spines and mrcperf over four
+# transports side by side, in the same boot, on the same fabric and MTU:
 #
-# Knobs (environment): BENCH_RATE (per plane, default 50mbit), BENCH_DURATION
-# (bulk seconds, default 10), BENCH_FAIL_AT / BENCH_RESTORE_AT / BENCH_SERIES
-# (plane-failure time series, default 4 / 8 / 12 s), BENCH_TRANSPORTS.
+#   tcp     one TCP connection to hB's plane-0 address (one path)
+#   tcpx4   one TCP connection per plane (mrcperf --per-plane), what AI
+#           collective libraries do with one NIC per plane
+#   mptcp   MPTCP, one subflow per plane (hB signals its plane 1..3 addresses)
+#   mrc     AF_MRC over an mrcctl SRH route: 4 planes x 2 spines, sprayed
+#   mrc-ip  AF_MRC to hB's plane-0 address over plain IPv6, the same
+#           encapsulation as tcp (latency scenarios only)
+#
+# Scenarios (Documentation/networking/mrc-bench.rst has the method):
+#   unshaped, shaped (tbf per plane), loss0.1 / loss1 (netem loss + delay on
+#   every spine port), gray (one spine of plane 0 drops 15%), silent (the link
+#   between plane 0's spine 0 and hB cut mid-run, every host carrier up),
+#   planedown (plane 0 loses carrier mid-run), pingpong, rpc, loaded (pingpong
+#   beside a bulk flow of the same transport), and unshaped/shaped again at a
+#   jumbo MTU.
+# Each bulk/latency cell is one mrcperf run with --repeat (median, spread,
+# CPU service demand). Raw results land in $BENCH_OUT/raw (on the share);
+# the host assembles results.json, the table and the plots. A transport
+# that fails is recorded with its reason and the run goes on.
+#
+# Knobs (environment): BENCH_RATE (tbf per plane, default 50mbit),
+# BENCH_REPEAT (5), BENCH_DURATION (bulk seconds per run, 5), BENCH_OMIT (1),
+# BENCH_DELAY_MS (netem delay per spine port in the loss scenarios, 2.5),
+# BENCH_JUMBO (jumbo MTU, 9000; 0 = none), BENCH_PINGS (pingpong round trips,
+# 10000), BENCH_SERIES / BENCH_FAIL_AT / BENCH_RESTORE_AT (failure time
+# series, 12 / 4 / 8 s). BENCH_QUICK=1: one repeat, shorter runs.
+# BENCH_SMOKE=1: every scenario once at a tiny size (the make check smoke).
 set -u
 
 top=${MRC_TOP:-/mrc}
@@ -21,14 +40,27 @@ raw=$out/raw
 perf=$top/build/cmake/tools/mrcperf/mrcperf
 mrcctl=$top/build/cmake/tools/mrcctl/mrcctl
 mrcstat=$top/build/cmake/tools/mrcstat/mrcstat
+
+profile=full
 rate=${BENCH_RATE:-50mbit}
-dur=${BENCH_DURATION:-10}
+repeat=${BENCH_REPEAT:-5}
+dur=${BENCH_DURATION:-5}
+omit=${BENCH_OMIT:-1}
+pings=${BENCH_PINGS:-10000}
+rpc_dur=5
+series=${BENCH_SERIES:-12}
 fail_at=${BENCH_FAIL_AT:-4}
 restore_at=${BENCH_RESTORE_AT:-8}
-series=${BENCH_SERIES:-12}
-transports=(${BENCH_TRANSPORTS:-tcp mptcp mrc})
-declare -A port=([tcp]=7001 [mptcp]=7002 [mrc]=7003)
-declare -A dst=() why=()
+jumbo=${BENCH_JUMBO:-9000}
+delay_ms=${BENCH_DELAY_MS:-2.5}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	profile=quick repeat=1 dur=3 pings=2000 rpc_dur=3
+fi
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+	profile=smoke repeat=1 dur=1 omit=0 pings=100 rpc_dur=1 series=3 fail_at=1 restore_at=2
+fi
+omit_args=()
+[ "$omit" != 0 ] && omit_args=(-O "$omit")
 
 log() { echo "bench: $*"; }
 now_ms() { local t; t=$(date +%s%N); echo $((t / 1000000)); }
@@ -38,6 +70,13 @@ rm -f "$raw"/*
 [ -x "$perf" ] || { log "no $perf (make userspace)"; exit 1; }
 
 . "$top/selftests/mrc/mrc_fabric_lib.sh"
+servers=()
+stop_servers() {
+	local p
+	for p in "${servers[@]}"; do kill "$p" 2>/dev/null; done
+	wait "${servers[@]}" 2>/dev/null
+	servers=()
+}
 cleanup() {
 	local p
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
@@ -46,124 +85,183 @@ cleanup() {
 }
 trap cleanup EXIT
 
-FAB_NSPINES=${BENCH_SPINES:-2}
-fabric_create 2 4 || { log "fabric_create failed"; exit 1; }
-log "fabric: 2 hosts x 4 planes x $FAB_NSPINES spines in $FAB_SETUP_MS ms"
-HA=$(fabric_ns hA)
-HB=$(fabric_ns hB)
+declare -A port=([tcp]=7001 [mptcp]=7002 [mrc]=7003)
+declare -A why=()
+mrc_ok=0
+[ -d /sys/module/mrc ] && mrc_ok=1 || why[mrc]="mrc.ko not loaded"
+[ -x "$mrcctl" ] || { why[mrc]="mrcctl not built"; mrc_ok=0; }
+
 inA() { ip netns exec "$HA" "$@"; }
 inB() { ip netns exec "$HB" "$@"; }
 
-# ---- MPTCP: the server announces its plane 1..3 addresses (signal); the
-# client accepts them and opens one subflow to each, from the address the
-# routing table picks, i.e. the one of the same plane. (Client "subflow"
-# endpoints would connect to the server's plane-0 address and so leave on
-# plane 0 whatever their source address: the fabric routes by destination.)
-for ns in "$HA" "$HB"; do
-	ip -n "$ns" mptcp limits set subflow 4 add_addr_accepted 4
-	ip netns exec "$ns" sysctl -qw net.mptcp.enabled=1
-done
-for p in 1 2 3; do
-	ip -n "$HB" mptcp endpoint add "${FAB_ADDR[hB,$p]}" dev "pl$p" signal
-done
-
-# ---- MRC: planes and a route over the 4 planes (SRH paths) if mrcctl is
-# built; whether the datapath sprays over them is probed below.
-mrc_ok=0
-if [ -d /sys/module/mrc ]; then
-	mrc_ok=1
-	if [ -x "$mrcctl" ]; then
+# setup MTU: fabric, MPTCP endpoints, MRC planes and route, one server per
+# transport on hB. Everything a scenario needs, for one MTU.
+setup() {
+	local mtu=$1 h o p s v args
+	FAB_MTU=$mtu FAB_NSPINES=2 fabric_create 2 4 || { log "fabric_create failed"; return 1; }
+	HA=$(fabric_ns hA) HB=$(fabric_ns hB)
+	log "fabric: 2 hosts x 4 planes x 2 spines, MTU $mtu, in $FAB_SETUP_MS ms"
+	# MPTCP: hB announces its plane 1..3 addresses; hA opens one subflow
+	# to each, from the address the routing table picks (the same plane).
+	for ns in "$HA" "$HB"; do
+		ip -n "$ns" mptcp limits set subflow 4 add_addr_accepted 4
+		ip netns exec "$ns" sysctl -qw net.mptcp.enabled=1
+	done
+	for p in 1 2 3; do
+		ip -n "$HB" mptcp endpoint add "${FAB_ADDR[hB,$p]}" dev "pl$p" signal
+	done
+	# MRC: 4 planes and an SRH route over 4 planes x 2 spines (8 paths).
+	if ((mrc_ok)); then
 		for h in hA hB; do
 			o=hB
 			[ $h = hB ] && o=hA
+			args=()
 			for p in 0 1 2 3; do
 				"$mrcctl" -n "$(fabric_ns $h)" plane add id "$p" dev "pl$p" \
 					addr "${FAB_ADDR[$h,$p]}" up >>"$raw/mrcctl.log" 2>&1
-			done
-			args=()
-			for p in 0 1 2 3; do
-				args+=(plane "$p" segs "$(fabric_path_segs $h $o $p 0)")
+				for s in 0 1; do
+					fabric_path_segs -v v "$h" "$o" "$p" "$s"
+					args+=(plane "$p" segs "$v")
+				done
 			done
 			"$mrcctl" -n "$(fabric_ns $h)" route add "${FAB_HADDR[$o]}/128" encap srh \
-				"${args[@]}" >>"$raw/mrcctl.log" 2>&1
+				"${args[@]}" >>"$raw/mrcctl.log" 2>&1 ||
+				why[mrc]="mrcctl route add failed: $(tail -n 1 "$raw/mrcctl.log")"
 		done
 	fi
-else
-	why[mrc]="mrc.ko not loaded"
-fi
+	for t in tcp mptcp mrc; do
+		[ $t = mrc ] && ((!mrc_ok)) && continue
+		inB "$perf" server -t "$t" -p "${port[$t]}" -q --json \
+			>>"$raw/server-$t.jsonl" 2>>"$raw/server-$t.err" &
+		servers+=($!)
+	done
+	sleep 1
+}
 
-# ---- servers on hB, one per transport, for the whole run.
-for t in "${transports[@]}"; do
-	[ $t = mrc ] && ((!mrc_ok)) && continue
-	inB "$perf" server -t "$t" -p "${port[$t]}" -q --json \
-		>"$raw/server-$t.jsonl" 2>"$raw/server-$t.err" &
-done
-sleep 1
-dst[tcp]=${FAB_ADDR[hB,0]}
-dst[mptcp]=${FAB_ADDR[hB,0]}
-mrc_path="n/a"
-if ((mrc_ok)); then
-	# Spraying over the planes needs the datapath to use the mrcctl route
-	# towards hB's host address; otherwise MRC takes the plain IPv6 route to
-	# hB's plane-0 address like TCP.
-	if inA timeout 20 "$perf" pingpong -t mrc -c "${FAB_HADDR[hB]}" -p "${port[mrc]}" -n 20 \
-		-q --json --connect-timeout 3 >"$raw/probe-mrc-planes.json" 2>&1; then
-		dst[mrc]=${FAB_HADDR[hB]}
-		mrc_path="host address ${FAB_HADDR[hB]} via the mrcctl route (4 planes)"
-	elif inA timeout 20 "$perf" pingpong -t mrc -c "${FAB_ADDR[hB,0]}" -p "${port[mrc]}" -n 20 \
-		-q --json --connect-timeout 3 >"$raw/probe-mrc-plane0.json" 2>&1; then
-		dst[mrc]=${FAB_ADDR[hB,0]}
-		mrc_path="plane-0 address ${FAB_ADDR[hB,0]} (IPv6 route; the datapath does not take the mrcctl route to ${FAB_HADDR[hB]})"
-	else
-		why[mrc]="AF_MRC connect/pingpong between the hosts failed: $(tail -n 1 "$raw/probe-mrc-plane0.json" | cut -c1-200)"
-	fi
-fi
-log "mrc path: $mrc_path ${why[mrc]:-}"
+teardown() {
+	stop_servers
+	fabric_destroy
+}
 
 # Bytes sent by hA on each plane uplink (device counters).
-plane_bytes_ns() { inA bash -c 'for p in 0 1 2 3; do cat /sys/class/net/pl$p/statistics/tx_bytes; done' | tr '\n' ' '; }
+plane_bytes() { inA bash -c 'for p in 0 1 2 3; do cat /sys/class/net/pl$p/statistics/tx_bytes; done' | tr '\n' ' '; }
 
-# run NAME TRANSPORT MODE ARGS...: one client run on hA.
+# target COLUMN: mrcperf arguments that pick the transport and addresses.
+target() {
+	local a
+	case $1 in
+	tcp) echo "-t tcp -c ${FAB_ADDR[hB,0]} -p ${port[tcp]}" ;;
+	tcpx4)
+		a="${FAB_ADDR[hB,0]},${FAB_ADDR[hB,1]},${FAB_ADDR[hB,2]},${FAB_ADDR[hB,3]}"
+		echo "-t tcp -c $a --per-plane -p ${port[tcp]}"
+		;;
+	mptcp) echo "-t mptcp -c ${FAB_ADDR[hB,0]} -p ${port[mptcp]}" ;;
+	mrc) echo "-t mrc -c ${FAB_HADDR[hB]} -p ${port[mrc]}" ;;
+	mrc-ip) echo "-t mrc -c ${FAB_ADDR[hB,0]} -p ${port[mrc]}" ;;
+	esac
+}
+
+# run NAME COLUMN MODE ARGS...: one mrcperf client (all its repeats) on hA;
+# raw/NAME-COLUMN.json is its report, .planes the per-plane bytes.
 run() {
-	local name=$1 t=$2 mode=$3 f rc b0 b1
+	local name=$1 col=$2 mode=$3 f rc b0 b1 tr
 	shift 3
-	f=$raw/$name-$t
-	if [ -n "${why[$t]:-}" ]; then
-		printf '{"ok":false,"error":"%s"}\n' "${why[$t]//\"/\'}" >"$f.json"
+	f=$raw/$name-$col
+	tr=${col%%-*}
+	[ "$tr" = tcpx4 ] && tr=tcp
+	if [ -n "${why[$tr]:-}" ]; then
+		printf '{"ok":false,"error":"%s"}\n' "${why[$tr]//\"/\'}" >"$f.json"
 		return
 	fi
-	b0=$(plane_bytes_ns)
-	inA timeout 120 "$perf" "$mode" -t "$t" -c "${dst[$t]}" -p "${port[$t]}" --json \
-		--label "$name" "$@" >"$f.json" 2>"$f.err"
+	b0=$(plane_bytes)
+	# shellcheck disable=SC2046 # target's words
+	inA timeout 600 "$perf" "$mode" $(target "$col") --json --label "$name" -q \
+		--connect-timeout 5 "$@" >"$f.json" 2>"$f.err"
 	rc=$?
-	b1=$(plane_bytes_ns)
+	b1=$(plane_bytes)
 	paste -d' ' <(tr ' ' '\n' <<<"$b0") <(tr ' ' '\n' <<<"$b1") |
 		awk 'NF == 2 { printf "%s%d", n++ ? " " : "", $2 - $1 } END { print "" }' >"$f.planes"
 	if [ ! -s "$f.json" ]; then
 		printf '{"ok":false,"error":"mrcperf exit %s: %s"}\n' "$rc" \
 			"$(tail -n 1 "$f.err" | tr '"' "'" | cut -c1-200)" >"$f.json"
 	fi
-	log "$name $t: rc=$rc $(grep -o '"goodput_mbps":[0-9.]*' "$f.json" | head -n 1) planes: $(cat "$f.planes")"
+	log "$name $col: rc=$rc $(grep -o '"goodput_mbps":[0-9.]*' "$f.json" | head -n 1)" \
+		"$(grep -o '"service_demand_us_per_mb":[0-9.]*' "$f.json" | head -n 1) planes: $(cat "$f.planes")"
 }
 
-# ---- 1. calibration, unshaped: what the emulated CPU can push through the
-# fabric. The shaped rate must stay well below it for the network to be the
-# bottleneck.
+bulk_cols=(tcp tcpx4 mptcp mrc)
+lat_cols=(tcp mptcp mrc-ip mrc)
+bulk() { # bulk NAME: every bulk column, repeated, warm-up omitted
+	local c
+	for c in "${bulk_cols[@]}"; do
+		run "$1" "$c" bulk -d "$((dur + omit))" "${omit_args[@]}" --repeat "$repeat" \
+			-s 64k -w 64
+	done
+}
+
+# series NAME ACTION-DOWN ACTION-UP: a goodput time series (200 ms bins,
+# 16 KiB messages acknowledged every 4, so a bin holds many messages) per
+# bulk column, the failure applied at fail_at and undone at restore_at.
+series() {
+	local name=$1 down=$2 up=$3 c evp
+	for c in "${bulk_cols[@]}"; do
+		(
+			# t=0 is mrcperf's start (start_unix_ms); allow for its start-up.
+			sleep "$fail_at"
+			echo "down $(now_ms)" >"$raw/$name-$c.events"
+			$down
+			echo "down_done $(now_ms)" >>"$raw/$name-$c.events"
+			sleep $((restore_at - fail_at))
+			echo "up $(now_ms)" >>"$raw/$name-$c.events"
+			$up
+			echo "up_done $(now_ms)" >>"$raw/$name-$c.events"
+		) &
+		evp=$!
+		run "$name" "$c" bulk -d "$series" -s 16k -w 64 --ack-every 4 -i 200
+		wait "$evp"
+		sleep 1
+	done
+}
+
+spine_cut() { fabric_link_set 0 0 hB down; }
+spine_fix() { fabric_link_set 0 0 hB up; }
+plane_down() { fabric_plane_set 0 down; }
+plane_up() { fabric_plane_set 0 up; }
+# The gray spine: plane 0, spine 0 drops 15% of what it forwards, both ways.
+gray_on() {
+	local ns
+	ns=$FAB_PREFIX$(fabric_spine_name 0 0)
+	ip netns exec "$ns" tc qdisc replace dev t0a root netem loss 15%
+	ip netns exec "$ns" tc qdisc replace dev t0b root netem loss 15%
+}
+gray_off() {
+	local ns
+	ns=$FAB_PREFIX$(fabric_spine_name 0 0)
+	ip netns exec "$ns" tc qdisc del dev t0a root
+	ip netns exec "$ns" tc qdisc del dev t0b root
+}
+
 t0=$(now_ms)
-run calib tcp bulk -d 5 -s 64k -w 64 -q
-run calib mptcp bulk -d 5 -s 64k -w 64 -q
-[ -n "${dst[mrc]:-}" ] && run calib mrc bulk -d 5 -s 64k -w 64 -q
+setup 1500 || exit 1
+# Does AF_MRC take the mrcctl route? Without it every mrc cell fails.
+if ((mrc_ok)) && [ -z "${why[mrc]:-}" ]; then
+	inA timeout 30 "$perf" pingpong $(target mrc) -n 20 -q --json --connect-timeout 5 \
+		>"$raw/probe-mrc.json" 2>&1 ||
+		why[mrc]="AF_MRC pingpong over the mrcctl route failed: $(tail -n 1 "$raw/probe-mrc.json" | tr '"' "'" | cut -c1-150)"
+fi
+log "mrc: ${why[mrc]:-sprayed over the mrcctl SRH route, 4 planes x 2 spines}"
+
+# ---- unshaped: what the emulated CPU can push, and what it costs.
+bulk unshaped
 
 # ---- telemetry overhead (unshaped, MRC): detached vs attached.
-telemetry="not measured: telemetry not built"
-if [ -z "${dst[mrc]:-}" ]; then
-	[ -x "$mrcstat" ] && telemetry="not measured: AF_MRC did not run"
+telemetry="not measured: mrcstat not built"
+if [ -n "${why[mrc]:-}" ]; then
+	telemetry="not measured: AF_MRC did not run"
 elif [ -x "$mrcstat" ]; then
-	run telemetry-detached mrc bulk -d 5 -s 64k -w 64 -q
-	run telemetry-detached-pp mrc pingpong -n 1000 -q
+	run telemetry-detached mrc bulk -d "$dur" -s 64k -w 64 --repeat "$repeat"
 	if "$mrcstat" attach >"$raw/mrcstat-attach.log" 2>&1; then
-		run telemetry-attached mrc bulk -d 5 -s 64k -w 64 -q
-		run telemetry-attached-pp mrc pingpong -n 1000 -q
+		run telemetry-attached mrc bulk -d "$dur" -s 64k -w 64 --repeat "$repeat"
 		"$mrcstat" show -j >"$raw/mrcstat-show.json" 2>&1
 		"$mrcstat" detach >>"$raw/mrcstat-attach.log" 2>&1
 		telemetry=measured
@@ -172,58 +270,80 @@ elif [ -x "$mrcstat" ]; then
 	fi
 fi
 
-# ---- 2. shaped: tbf on every host uplink, both hosts.
+# ---- latency, unshaped: 64 B pingpong and rpc, every column.
+for c in "${lat_cols[@]}"; do run pingpong "$c" pingpong -n "$pings" -s 64 --repeat "$repeat"; done
+for c in "${lat_cols[@]}"; do
+	run rpc "$c" rpc -d "$rpc_dur" --req-size 256 --resp-size 4096 --concurrency 8 \
+		--repeat "$repeat"
+done
+
+# ---- shaped: tbf on every host uplink; the bottleneck is the fabric.
 fabric_tbf "$rate" 32kb 20ms || log "fabric_tbf failed"
-for t in "${transports[@]}"; do run clean "$t" bulk -d "$dur" -s 64k -w 64 -q; done
+bulk shaped
 
-# ---- 3. 1% loss on every path (netem on the spine ports: exactly one
-# lossy hop per path and direction, all planes).
-fabric_netem --spines loss 1% || log "fabric_netem failed"
-for t in "${transports[@]}"; do run loss1 "$t" bulk -d "$dur" -s 64k -w 64 -q; done
-fabric_netem --spines clear
-
-# ---- 4. plane 0 fails mid-run and comes back: throughput every 100 ms.
-# Plane 0 carries TCP's only path, MPTCP's first subflow and (without
-# spraying) MRC's path.
-for t in "${transports[@]}"; do
-	(
-		# t=0 is mrcperf's start (start_unix_ms); allow for its start-up.
-		sleep "$fail_at"
-		echo "down $(now_ms)" >"$raw/planefail-$t.events"
-		fabric_plane_set 0 down
-		echo "down_done $(now_ms)" >>"$raw/planefail-$t.events"
-		sleep $((restore_at - fail_at))
-		echo "up $(now_ms)" >>"$raw/planefail-$t.events"
-		fabric_plane_set 0 up
-		echo "up_done $(now_ms)" >>"$raw/planefail-$t.events"
-	) &
-	evp=$!
-	run planefail "$t" bulk -d "$series" -s 16k -w 64 --ack-every 4 -i 100 -q
-	wait "$evp"
+# ---- latency under load: pingpong beside a bulk flow of the same transport.
+for c in "${lat_cols[@]}"; do
+	bc=$c
+	[ "$c" = mrc-ip ] && continue
+	# shellcheck disable=SC2046
+	inA timeout 600 "$perf" bulk $(target "$bc") -d "$((rpc_dur + 2))" -s 64k -w 64 -q --json \
+		--label loaded-bulk >"$raw/loaded-bulk-$c.json" 2>&1 &
+	lp=$!
 	sleep 1
+	run loaded "$c" pingpong -d "$rpc_dur" -s 64
+	wait "$lp"
 done
 
-# ---- 5. small-message latency and request/response.
-for t in "${transports[@]}"; do run pingpong "$t" pingpong -n 2000 -s 64 -q; done
-for t in "${transports[@]}"; do
-	run rpc "$t" rpc -d 5 --req-size 256 --resp-size 4096 --concurrency 8 -q
+# ---- random loss on every path, with delay so that loss recovery matters:
+# netem on every spine port (one per path and direction) adds delay_ms each
+# way, so a plane's RTT is at least 2 x delay_ms.
+for l in 0.1 1; do
+	fabric_netem --spines delay "${delay_ms}ms" loss "$l%" || log "fabric_netem failed"
+	bulk "loss$l"
+	fabric_netem --spines clear
 done
 
-{
-	printf '{"rate_per_plane":"%s","planes":4,"hosts":2,"spines":%d,' "$rate" "$FAB_NSPINES"
-	printf '"duration_s":%s,"fabric_setup_ms":%s,' "$dur" "$FAB_SETUP_MS"
-	printf '"plane_fail_at_s":%s,"plane_restore_at_s":%s,"series_s":%s,' \
-		"$fail_at" "$restore_at" "$series"
-	printf '"kernel":"%s","cpus":%s,' "$(uname -r)" "$(nproc)"
-	printf '"mrc_path":"%s","mrc_unavailable":"%s","telemetry":"%s",' \
-		"$mrc_path" "${why[mrc]:-}" "$telemetry"
-	printf '"bench_seconds":%s,' $((($(now_ms) - t0) / 1000))
-	printf '"mptcp":"server signal endpoints %s; limits subflow 4 add_addr_accepted 4 on both hosts"}\n' \
-		"$(echo "${FAB_ADDR[hB,1]} ${FAB_ADDR[hB,2]} ${FAB_ADDR[hB,3]}")"
-} >"$raw/meta.json"
+# ---- gray failure: one spine of plane 0 drops 15% both ways.
+gray_on
+bulk gray
+gray_off
+
+# ---- silent failure: the plane-0 spine-0 link to hB is cut; every host
+# carrier stays up, nothing tells the hosts.
+series silent spine_cut spine_fix
+# ---- plane down: plane 0 loses carrier on both hosts (announced locally).
+series planedown plane_down plane_up
+
 inA ip mptcp limits >"$raw/mptcp-limits.txt" 2>&1
 inB ip mptcp endpoint show >"$raw/mptcp-endpoints.txt" 2>&1
 inA tc -s qdisc show >"$raw/tc-hA.txt" 2>&1
-cat /proc/net/mrc >"$raw/proc-net-mrc.txt" 2>/dev/null
+cat /proc/net/mrc >"$raw/proc-net-mrc-1500.txt" 2>/dev/null
+teardown
+
+# ---- jumbo MTU: unshaped and shaped again.
+if [ "$jumbo" != 0 ]; then
+	if setup "$jumbo"; then
+		bulk "unshaped-j$jumbo"
+		fabric_tbf "$rate" 64kb 20ms || log "fabric_tbf failed"
+		bulk "shaped-j$jumbo"
+		cat /proc/net/mrc >"$raw/proc-net-mrc-$jumbo.txt" 2>/dev/null
+		teardown
+	fi
+fi
+
+rate_mbps=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/, "", u)
+	if (u == "gbit") n *= 1000; else if (u == "kbit") n /= 1000; print n }')
+{
+	printf '{"profile":"%s","rate_per_plane":"%s","rate_per_plane_mbps":%s,' \
+		"$profile" "$rate" "$rate_mbps"
+	printf '"planes":4,"hosts":2,"spines":2,"mtu":1500,"jumbo_mtu":%s,' "$jumbo"
+	printf '"repeat":%s,"duration_s":%s,"omit_s":%s,"pingpong_round_trips":%s,' \
+		"$repeat" "$dur" "$omit" "$pings"
+	printf '"loss_delay_ms_per_hop":%s,' "$delay_ms"
+	printf '"series_s":%s,"fail_at_s":%s,"restore_at_s":%s,' "$series" "$fail_at" "$restore_at"
+	printf '"kernel":"%s","cpus":%s,' "$(uname -r)" "$(nproc)"
+	printf '"mrc_unavailable":"%s","telemetry":"%s",' "${why[mrc]:-}" "$telemetry"
+	printf '"bench_seconds":%s}\n' $((($(now_ms) - t0) / 1000))
+} >"$raw/meta.json"
 log "done in $((($(now_ms) - t0) / 1000)) s"
 exit 0

@@ -7,7 +7,9 @@
 #      fuzz smoke runs, uapi layout tests;
 #   3. the kselftest collection inside the QEMU guest, KTAP streamed; a kernel
 #      splat, a panic or a hang fails the run whatever the tests said;
-#   4. the rig self-check: deliberately broken runs must each fail.
+#   4. the bench smoke: every make bench scenario once at a tiny size, its
+#      results.json validated against the documented schema (not the figures);
+#   5. the rig self-check: deliberately broken runs must each fail.
 # Ends with one line "N passed, N failed[, N skipped]"; exit status 1 if any
 # failed.
 set -uo pipefail
@@ -51,6 +53,14 @@ if ((vmrc != 0 && kf == 0)); then
 	kf=1
 fi
 tally "VM selftests" "$kp" "$kf" "$ks"
+
+echo "== bench smoke"
+if bash scripts/bench.sh --smoke >build/bench-smoke.log 2>&1; then
+	tally "bench smoke" 1 0 0
+else
+	tail -n 30 build/bench-smoke.log
+	tally "bench smoke" 0 1 0
+fi
 
 if ((rig_selfcheck)); then
 	echo "== rig self-check"
