@@ -151,10 +151,14 @@ def assemble(raw, meta):
             cap = capacity(meta, sc, col)
             res = cell.get("result", {})
             derived = {"capacity_mbps": cap}
-            if cell.get("ok") and cap and "goodput_mbps" in res:
-                derived["fraction_of_capacity"] = res["goodput_mbps"] / cap
+            g = res.get("goodput_mbps") if isinstance(res, dict) else None
+            if cell.get("ok") and cap and isinstance(g, (int, float)):
+                derived["fraction_of_capacity"] = g / cap
             if sc in SERIES and cell.get("ok"):
-                derived["phases"] = phases(cell, meta, sc)
+                try:
+                    derived["phases"] = phases(cell, meta, sc)
+                except (TypeError, KeyError, ValueError):
+                    derived["phases"] = None  # malformed series: the schema says why
             cell["derived"] = derived
             tests.setdefault(sc, {})[col] = cell
     return {"meta": meta, "tests": tests}
@@ -395,12 +399,6 @@ def main():
     res = assemble(a.raw, meta)
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(res, f, indent=1, sort_keys=True)
-    text = table(res)
-    with open(os.path.join(a.out, "results.txt"), "w") as f:
-        f.write(text)
-    sys.stdout.write(text)
-    with open(os.path.join(a.out, "plots.list"), "w") as f:
-        f.write("\n".join(plots(res, a.out)) + "\n")
     rc = 0
     if a.schema:
         import jsonschema
@@ -412,7 +410,13 @@ def main():
         except jsonschema.ValidationError as e:
             print("bench: results.json does not match the schema: %s at %s" %
                   (e.message, "/".join(str(p) for p in e.absolute_path)), file=sys.stderr)
-            rc = 1
+            return 1
+    text = table(res)
+    with open(os.path.join(a.out, "results.txt"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    with open(os.path.join(a.out, "plots.list"), "w") as f:
+        f.write("\n".join(plots(res, a.out)) + "\n")
     if a.smoke:
         probs = smoke_problems(res)
         for p in probs:
