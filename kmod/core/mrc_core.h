@@ -145,6 +145,10 @@ struct mrc_tx_msg {
  * @var_period_ns: end of the current RTT period
  * @min_rtt_ns: minimum RTT
  * @spurious_pass: a spurious timeout was found by the SACK being processed
+ * @fill_areq_psn: PSN of the last new packet that asked for a SACK because
+ *	it filled the window; another window-fill request waits until it is
+ *	acknowledged (a cwnd-limited sender is "full" on almost every packet)
+ * @fill_areq_live: @fill_areq_psn is valid
  */
 struct mrc_req {
 	struct mrc_tx_pkt *pkts;
@@ -172,6 +176,8 @@ struct mrc_req {
 	u64 var_period_ns;
 	u64 min_rtt_ns;
 	u8 spurious_pass;
+	u32 fill_areq_psn;
+	u8 fill_areq_live;
 };
 
 /**

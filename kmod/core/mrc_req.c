@@ -355,9 +355,22 @@ static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	if (last)
 		r->msg_seg++;
 	r->snd_nxt = mrc_psn_add(psn, 1);
-	/* Ask for a SACK at message ends and when this fills a window. */
-	full = (u64)r->inflight_bytes + 2ull * len >= mrc_cc_cwnd(&c->cc) ||
+	/*
+	 * Ask for a SACK at message ends and when this fills a window (no
+	 * room left for another packet of this size after it), but
+	 * for a full window only once until that request is acknowledged: a
+	 * cwnd-limited sender is "full" on nearly every packet, and a SACK per
+	 * packet costs the receiver and the fabric as much as the data.
+	 */
+	full = (u64)r->inflight_bytes + 2ull * len > mrc_cc_cwnd(&c->cc) ||
 	       mrc_psn_diff(r->snd_nxt, r->snd_una) + 1 >= (s32)r->send_wnd;
+	if (full && r->fill_areq_live &&
+	    mrc_psn_diff(r->fill_areq_psn, r->snd_una) >= 0)
+		full = false;
+	if (full) {
+		r->fill_areq_psn = psn;
+		r->fill_areq_live = 1;
+	}
 	req_emit(c, now, psn, ev, false, last || full, d);
 	return MRC_OK;
 }

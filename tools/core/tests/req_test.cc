@@ -239,6 +239,43 @@ TEST_F(ReqTest, CongestionWindowLimitsBytes) {
     EXPECT_EQ(d[0].pkt.bth.psn, 3u);
 }
 
+// A cwnd-limited sender is "window full" on nearly every packet once the
+// window is open; it must still ask for a SACK only once per window fill
+// until that request is acknowledged, not on every packet (issue 12).
+TEST_F(ReqTest, WindowFullAsksForOneSackUntilAcknowledged) {
+    cfg_.cc.fixed_wnd_bytes = 8 * 1024;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 40, 0, 0, 1, nullptr), MRC_OK);
+    auto areqs = [](const std::vector<mrc_tx_desc>& v) {
+        size_t n = 0;
+        for (const auto& d : v) n += d.pkt.bth.ack_req;
+        return n;
+    };
+    auto d = poll(1);
+    ASSERT_EQ(d.size(), 8u);
+    EXPECT_EQ(areqs(d), 1u);
+    EXPECT_TRUE(d[7].pkt.bth.ack_req);  // the packet that filled the window
+    // Two packets acknowledged, the request (PSN 7) not yet: the window is
+    // full again after two more packets, but nobody asks again.
+    mrc_pkt s = sack(1);
+    rx(2, s);
+    d = poll(3);
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(areqs(d), 0u);
+    s = sack(3);
+    rx(4, s);
+    d = poll(5);
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(areqs(d), 0u);
+    // The request is acknowledged: the next fill asks again, once.
+    s = sack(9);
+    rx(6, s);
+    d = poll(7);
+    ASSERT_EQ(d.size(), 6u);
+    EXPECT_EQ(areqs(d), 1u);
+    EXPECT_TRUE(d[5].pkt.bth.ack_req);
+}
+
 TEST_F(ReqTest, PsnWrapAndCompletion) {
     cfg_.local_init_psn = 0xfffffe;
     create();
