@@ -687,8 +687,10 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
  * TRIMMED / TRIMMED_LASTHOP: fast retransmit (no timeout) on a fresh EV;
  * only TRIMMED penalises the EV. NO_BITMAP / NO_PKT_BUFFER / NO_RESOURCE /
  * PSN_OOR_WINDOW: the receiver is short of resources: retransmit after one
- * base RTO, no EV penalty, no retry budget. UNEXP_EVENT: connection error.
- * The packet is only acted on if the NACK names its latest transmission
+ * base RTO, no EV penalty, no retry budget. UNEXP_EVENT: connection error,
+ * only from the peer's connection id and for a packet in flight (else
+ * stale: a forged one cannot fail the connection). The packet is only
+ * acted on if the NACK names its latest transmission
  * (same EV) and it is still SENT.
  *
  * Return: MRC_OK, MRC_E_STALE or MRC_E_CONN.
@@ -707,6 +709,19 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 	c->st.rx_nacks++;
 	req_update_wnd(c, n->mpr);
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
+		/*
+		 * Fatal, so a blind attacker must not be able to forge it with
+		 * the QPN and our connection id alone: the peer's id must match
+		 * too, and the NACK must name a packet still in flight (a
+		 * receiver rejects a violating packet without acknowledging
+		 * it, so a genuine one always does).
+		 */
+		if (n->src_conn != c->cfg.peer_conn_id ||
+		    !req_in_flight(r, psn) ||
+		    txp(r, psn)->state != MRC_TXP_SENT) {
+			c->st.rx_stale++;
+			return MRC_E_STALE;
+		}
 		mrc_conn_fail(c, MRC_CONN_ERR_PEER);
 		return MRC_E_CONN;
 	}

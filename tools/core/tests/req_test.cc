@@ -490,6 +490,32 @@ TEST_F(ReqTest, UnexpectedEventNackFailsConnection) {
     EXPECT_EQ(stats().error, MRC_CONN_ERR_PEER);
 }
 
+// A blind attacker knows the QPN and our connection id; a forged
+// UNEXP_EVENT with the wrong peer id, or naming a PSN not in flight, must
+// not fail the connection (issue 13).
+TEST_F(ReqTest, ForgedUnexpectedEventNacksAreStale) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 3 * 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 3u);
+    mrc_pkt n = nack(1, MRC_NACK_UNEXP_EVENT, d[1].ev);
+    n.nack.src_conn = 10;  // not the peer's id
+    EXPECT_EQ(rx(1, n), MRC_E_STALE);
+    n = nack(200, MRC_NACK_UNEXP_EVENT, d[1].ev);  // never sent
+    EXPECT_EQ(rx(1, n), MRC_E_STALE);
+    EXPECT_EQ(stats().rx_stale, 2u);
+    rx(2, sack(0));
+    const u64 stale = stats().rx_stale;
+    n = nack(0, MRC_NACK_UNEXP_EVENT, d[0].ev);  // already acknowledged
+    EXPECT_EQ(rx(3, n), MRC_E_STALE);
+    EXPECT_FALSE(mrc_conn_failed(c_));
+    EXPECT_EQ(stats().rx_stale, stale + 1);
+    // The genuine one still fails it.
+    n = nack(1, MRC_NACK_UNEXP_EVENT, d[1].ev);
+    EXPECT_EQ(rx(4, n), MRC_E_CONN);
+    EXPECT_TRUE(mrc_conn_failed(c_));
+}
+
 TEST_F(ReqTest, RtoLinearThenExponentialBackoff) {
     cfg_.rto_linear_retries = 2;
     cfg_.rto_max_backoff = 3;
