@@ -298,6 +298,8 @@ int mrc_conn_start(struct mrc_sock *ms, u64 now)
 	cfg.rx_max_msg_len = MRC_MSG_MAX;
 	cfg.rto_exp = MRC_K_RTO_EXP;
 	cfg.retry_budget = MRC_K_RETRY;
+	cfg.progress_timeout_ns = (u64)READ_ONCE(mrc_net(sock_net(&ms->sk))->progress_timeout_ms) *
+				  NSEC_PER_MSEC;
 	cfg.seed = get_random_u64();
 	cfg.event_mask = MRC_K_EVENTS | MRC_TEL_EVENTS;
 	cfg.event_queue_len = MRC_K_EVQ;
@@ -545,6 +547,8 @@ bool mrc_conn_linger(struct mrc_sock *ms)
 	if (linger) {
 		INIT_WORK(&ms->destroy_work, mrc_orphan_work);
 		ms->orphan = true;
+		/* A peer that refuses our data no longer keeps us alive. */
+		mrc_conn_set_orphan(ms->conn);
 		ms->shut_wr = true;
 		sock_hold(&ms->sk);
 	}
@@ -592,6 +596,7 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 {
 	struct sock *sk = &ms->sk;
 	struct mrc_msgbuf *mb, **slot;
+	bool timedout;
 
 	switch (ev->type) {
 	case MRC_EVT_MSG_COMPLETED:
@@ -632,8 +637,9 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 		*wake = true;
 		break;
 	case MRC_EVT_CONN_ERROR:
-		mrc_sk_fail(ms, ev->u.error.reason == MRC_CONN_ERR_RETRY ?
-			      ETIMEDOUT : ECONNRESET);
+		timedout = ev->u.error.reason == MRC_CONN_ERR_RETRY ||
+			   ev->u.error.reason == MRC_CONN_ERR_PROGRESS;
+		mrc_sk_fail(ms, timedout ? ETIMEDOUT : ECONNRESET);
 		*wake = true;
 		break;
 	default:

@@ -244,6 +244,12 @@ enum mrc_net_counter {
  * @qpn_hash:   sockets by local QPN (RCU readers: the receive path)
  * @peer_hash:  accepted sockets by (peer address, peer QPN)
  * @nconns:     sockets in @qpn_hash
+ * @progress_timeout_ms: sysctl net.mrc.progress_timeout_ms: a connection
+ *              with data outstanding and no progress (and, unless
+ *              orphaned, no word from the peer) for this long fails with
+ *              ETIMEDOUT; read once per connection set-up (READ_ONCE),
+ *              written by the sysctl handler
+ * @sysctl:     the namespace's copy of the sysctl table
  */
 struct mrc_net {
 	spinlock_t bind_lock;	/* see the locking strategy above */
@@ -258,7 +264,14 @@ struct mrc_net {
 	DECLARE_HASHTABLE(qpn_hash, MRC_CONN_HASH_BITS);
 	DECLARE_HASHTABLE(peer_hash, MRC_CONN_HASH_BITS);
 	u32 nconns;
+	int progress_timeout_ms;
+	struct ctl_table_header *sysctl;
 };
+
+/* net.mrc.progress_timeout_ms: default and bounds (see mrc_net.c). */
+#define MRC_PROGRESS_TIMEOUT_MS_DEF	10000
+#define MRC_PROGRESS_TIMEOUT_MS_MIN	100
+#define MRC_PROGRESS_TIMEOUT_MS_MAX	3600000
 
 /**
  * enum mrc_sock_state - mrc_sock.state

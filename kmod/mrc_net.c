@@ -3,9 +3,11 @@
  * mrc_net.c - per network namespace state of mrc.ko and /proc/net/mrc.
  *
  * Every object of the module hangs off struct mrc_net so that two namespaces
- * never see each other's sockets, service ids or counters.
+ * never see each other's sockets, service ids or counters, and each has its
+ * own sysctls under net.mrc (Documentation/admin-guide/mrc.rst).
  */
 #include <linux/module.h>
+#include <linux/sysctl.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
@@ -76,6 +78,61 @@ void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c)
 	atomic64_inc(&mn->counters[c]);
 }
 
+static int mrc_progress_min = MRC_PROGRESS_TIMEOUT_MS_MIN;
+static int mrc_progress_max = MRC_PROGRESS_TIMEOUT_MS_MAX;
+
+/* Template; each namespace gets a copy pointing at its own fields. */
+static const struct ctl_table mrc_sysctl_template[] = {
+	{
+		.procname	= "progress_timeout_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &mrc_progress_min,
+		.extra2		= &mrc_progress_max,
+	},
+	{ }
+};
+
+/*
+ * Since Linux 6.6 ("networking: Update to register_net_sysctl_sz"),
+ * register_net_sysctl() is a macro taking ARRAY_SIZE() of its table (an
+ * array, not our per-namespace copy) and register_net_sysctl_sz() takes
+ * the size without the sentinel; before, the function counts up to the
+ * sentinel. The macro's existence tells the two apart.
+ */
+#ifdef register_net_sysctl
+#define mrc_register_net_sysctl(net, path, t) \
+	register_net_sysctl_sz(net, path, t, ARRAY_SIZE(mrc_sysctl_template) - 1)
+#else
+#define mrc_register_net_sysctl(net, path, t) register_net_sysctl(net, path, t)
+#endif
+
+static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
+{
+	struct ctl_table *t;
+
+	mn->progress_timeout_ms = MRC_PROGRESS_TIMEOUT_MS_DEF;
+	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t[0].data = &mn->progress_timeout_ms;
+	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t);
+	if (!mn->sysctl) {
+		kfree(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void mrc_sysctl_exit(struct mrc_net *mn)
+{
+	const struct ctl_table *t = mn->sysctl->ctl_table_arg;
+
+	unregister_net_sysctl_table(mn->sysctl);
+	kfree(t);
+}
+
 static int mrc_proc_show(struct seq_file *seq, void *v)
 {
 	struct mrc_net *mn = mrc_net(seq_file_single_net(seq));
@@ -110,8 +167,12 @@ static int __net_init mrc_net_init(struct net *net)
 	hash_init(mn->peer_hash);
 	mn->nconns = 0;
 
-	if (!proc_create_net_single("mrc", 0444, net->proc_net, mrc_proc_show, NULL))
+	if (mrc_sysctl_init(net, mn))
 		return -ENOMEM;
+	if (!proc_create_net_single("mrc", 0444, net->proc_net, mrc_proc_show, NULL)) {
+		mrc_sysctl_exit(mn);
+		return -ENOMEM;
+	}
 	/* Not fatal: retried on the first connect()/listen() of the namespace. */
 	mrc_udp_get(net);
 	return 0;
@@ -122,6 +183,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 	struct mrc_net *mn = mrc_net(net);
 
 	remove_proc_entry("mrc", net->proc_net);
+	mrc_sysctl_exit(mn);
 	/* Sockets pin their namespace, so none can be left here. */
 	WARN_ON_ONCE(atomic_read(&mn->nsocks));
 	mrc_udp_net_exit(mn);

@@ -51,6 +51,7 @@ void mrc_conn_cfg_init(struct mrc_conn_cfg *cfg, u8 n_planes)
 	cfg->rto_linear_retries = 3;
 	cfg->rto_max_backoff = 6;
 	cfg->retry_budget = 256;
+	cfg->progress_timeout_ns = 10000000000ull;
 	cfg->sack_every_pkts = 4;
 	cfg->sack_delay_ns = 20000;
 	cfg->nack_oor_interval_ns = 100000;
@@ -489,6 +490,15 @@ void mrc_conn_rx_drop_counts(const struct mrc_conn *conn, u64 *oor, u64 *dup)
 {
 	*oor = conn->st.rx_oor_pkts;
 	*dup = conn->st.rx_dup_pkts;
+}
+
+/**
+ * mrc_conn_set_orphan() - the application closed the connection.
+ * @conn: connection
+ */
+void mrc_conn_set_orphan(struct mrc_conn *conn)
+{
+	conn->req.orphan = 1;
 }
 
 /**

@@ -149,6 +149,18 @@ struct mrc_tx_msg {
  *	it filled the window; another window-fill request waits until it is
  *	acknowledged (a cwnd-limited sender is "full" on almost every packet)
  * @fill_areq_live: @fill_areq_psn is valid
+ * @rnr: receiver-not-ready mode: a resource NACK (NO_RESOURCE and
+ *	friends) arrived; no new data, NACKed packets held, one probe at a
+ *	time after an exponentially growing delay (RDMA's RNR NAK, TCP's
+ *	zero-window probe)
+ * @rnr_backoff: current delay exponent (delay = base RTO << it)
+ * @rnr_probe_psn: the probe: the first refused packet; the others are
+ *	held (nack_wait, no deadline) until it is acknowledged
+ * @rnr_probe_slot: message slot of the probe (its held packets go with it)
+ * @nack_waiting: SENT packets with nack_wait set (held or delayed)
+ * @progress_ns: last forward progress (or when data became outstanding)
+ * @heard_ns: last valid SACK or NACK from the peer
+ * @orphan: the application closed: NACKs do not count as life
  */
 struct mrc_req {
 	struct mrc_tx_pkt *pkts;
@@ -178,6 +190,14 @@ struct mrc_req {
 	u8 spurious_pass;
 	u32 fill_areq_psn;
 	u8 fill_areq_live;
+	u8 rnr;
+	u8 rnr_backoff;
+	u32 rnr_probe_psn;
+	u16 rnr_probe_slot;
+	u32 nack_waiting;
+	u64 progress_ns;
+	u64 heard_ns;
+	u8 orphan;
 };
 
 /**

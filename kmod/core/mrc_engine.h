@@ -180,6 +180,11 @@ struct mrc_cc_profile {
  * @rto_max_backoff: cap of the backoff exponent (RTO <= base << cap)
  * @retry_budget: timeouts the connection tolerates without forward
  *	progress; one more is a connection error (MRC_CONN_ERR_RETRY)
+ * @progress_timeout_ns: data outstanding and, for this long, neither
+ *	forward progress nor (unless orphaned, see mrc_conn_set_orphan())
+ *	any SACK or NACK from the peer: connection error
+ *	(MRC_CONN_ERR_PROGRESS); 0: off. Bounds the time to fail whatever
+ *	the number of packets in flight, where @retry_budget counts timeouts
  * @sack_every_pkts: coalescing: SACK at least every N data packets (>= 1)
  * @sack_every_bytes: ... or every N payload bytes (0: off)
  * @sack_delay_ns: ... or this long after an unacknowledged arrival
@@ -222,6 +227,7 @@ struct mrc_conn_cfg {
 	u8 rto_linear_retries;
 	u8 rto_max_backoff;
 	u32 retry_budget;
+	u64 progress_timeout_ns;
 
 	u16 sack_every_pkts;
 	u32 sack_every_bytes;
@@ -286,12 +292,15 @@ enum mrc_ev_cause {
  * @MRC_CONN_ERR_PEER: the peer NACKed with UNEXP_EVENT
  * @MRC_CONN_ERR_PROTO: the peer's data violated the protocol (message
  *	length changed, offset beyond length, message too long)
+ * @MRC_CONN_ERR_PROGRESS: no forward progress for progress_timeout_ns
+ *	(peer silent, or an orphan whose peer does not read)
  */
 enum mrc_conn_error {
 	MRC_CONN_ERR_NONE = 0,
 	MRC_CONN_ERR_RETRY = 1,
 	MRC_CONN_ERR_PEER = 2,
 	MRC_CONN_ERR_PROTO = 3,
+	MRC_CONN_ERR_PROGRESS = 4,
 };
 
 /**
@@ -565,6 +574,9 @@ struct mrc_plane_info {
  * @spurious_rtx: retransmissions the receiver already had
  * @spurious_timeouts: timeouts proven spurious by the acknowledgment of the
  *	transmission that timed out (sender side; see mrc_req_on_sack())
+ * @rnr_episodes: times the receiver refused data for lack of resources
+ *	(resource NACK) and the sender entered receiver-not-ready mode
+ * @rnr_probes: single-packet probes sent in receiver-not-ready mode
  * @retry_left: remaining retry budget
  * @inflight_bytes: payload bytes in flight
  * @inflight_pkts: packets in flight
@@ -609,6 +621,8 @@ struct mrc_conn_stats {
 	u64 timeouts;
 	u64 spurious_rtx;
 	u64 spurious_timeouts;
+	u64 rnr_episodes;
+	u64 rnr_probes;
 	u32 retry_left;
 	u32 inflight_bytes;
 	u32 inflight_pkts;
@@ -665,6 +679,15 @@ void mrc_conn_get_stats(const struct mrc_conn *conn,
  * without copying the whole struct mrc_conn_stats.
  */
 void mrc_conn_rx_drop_counts(const struct mrc_conn *conn, u64 *oor, u64 *dup);
+
+/**
+ * mrc_conn_set_orphan() - the application closed the connection.
+ * @conn: connection
+ *
+ * From now on only forward progress keeps it alive: NACKs of a receiver
+ * that does not read no longer count against progress_timeout_ns.
+ */
+void mrc_conn_set_orphan(struct mrc_conn *conn);
 u16 mrc_conn_num_evs(const struct mrc_conn *conn);
 int mrc_conn_get_ev(const struct mrc_conn *conn, u16 index,
 		    struct mrc_ev_info *info);

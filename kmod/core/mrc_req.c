@@ -14,6 +14,19 @@
  *                  SENT --cumulative ack--> FREE
  *                  SENT --timeout | NACK TRIMMED | plane down--> LOST
  *                  SENT --resource NACK--> SENT (nack_wait, delayed)
+ *
+ * Receiver not ready (a resource NACK: NO_RESOURCE, NO_BITMAP,
+ * NO_PKT_BUFFER, PSN_OOR_WINDOW): the sender stops sending new data, holds
+ * every NACKed packet, and retransmits one of them as a probe after the
+ * base RTO; every refusal of the probe doubles the delay (up to
+ * rto_max_backoff). Its acknowledgment releases the held packets of its
+ * message (the receiver gave that message a buffer) and sends the first
+ * held packet of the next message as the next probe at once; the mode ends
+ * when nothing is held (req_rnr_next()). A receiver whose reader sleeps costs one packet per
+ * delay, not a window per base RTO (RDMA's RNR NAK, TCP's zero-window
+ * probe). Progress: with data outstanding, progress_timeout_ns without an
+ * acknowledgment and (unless orphaned) without any SACK or NACK fails the
+ * connection, however many packets are in flight.
  *                  LOST --retransmit on a fresh EV--> SENT
  *                  LOST --SACK bit / cumulative ack--> SACKED / FREE
  */
@@ -156,6 +169,15 @@ static void rtxq_rebuild(struct mrc_req *r)
 			r->rtxq[r->rtxq_count++] = psn;
 }
 
+/* @p leaves the nack_wait state (retransmitted, acknowledged or lost). */
+static void req_clear_nack_wait(struct mrc_req *r, struct mrc_tx_pkt *p)
+{
+	if (!p->nack_wait)
+		return;
+	p->nack_wait = 0;
+	r->nack_waiting--;
+}
+
 /* @psn was SENT: it is lost now and waits for a retransmission. */
 static void req_mark_lost(struct mrc_req *r, u32 psn, u8 cause)
 {
@@ -163,7 +185,7 @@ static void req_mark_lost(struct mrc_req *r, u32 psn, u8 cause)
 
 	p->state = MRC_TXP_LOST;
 	p->rtx_cause = cause;
-	p->nack_wait = 0;
+	req_clear_nack_wait(r, p);
 	r->inflight_bytes -= p->len;
 	r->inflight_pkts--;
 	if (r->rtxq_count > r->ring_mask) {
@@ -238,7 +260,7 @@ static void req_emit(struct mrc_conn *c, u64 now, u32 psn, int ev_idx,
 	if (p->tries < 0xff)
 		p->tries++;
 	p->state = MRC_TXP_SENT;
-	p->nack_wait = 0;
+	req_clear_nack_wait(r, p);
 	p->sampled = 0;
 	dl = now + req_rto(c, p->timeouts);
 	p->deadline_ns = dl;
@@ -297,7 +319,12 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 			r->rtxq_count--;
 			continue;
 		}
-		if (!req_cwnd_ok(c, p->len))
+		/*
+		 * The receiver-not-ready probe goes whatever the window: the
+		 * held packets it stands for still count as in flight.
+		 */
+		if (!req_cwnd_ok(c, p->len) &&
+		    !(r->rnr && psn == r->rnr_probe_psn))
 			return MRC_E_AGAIN;
 		/* A fresh EV: never the one the packet was lost on. */
 		ev = mrc_ev_pick(&c->evm, now, p->ev_idx);
@@ -329,6 +356,9 @@ static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 
 	if (r->msg_seg >= r->msg_count)
 		return MRC_E_AGAIN;
+	/* The receiver refuses data: nothing new until the probe gets in. */
+	if (r->rnr)
+		return MRC_E_AGAIN;
 	/* Receiver window: PSNs cack+1 .. cack+MPR-1, cack = snd_una - 1. */
 	if (mrc_psn_diff(r->snd_nxt, r->snd_una) + 1 >= (s32)r->send_wnd)
 		return MRC_E_AGAIN;
@@ -342,6 +372,11 @@ static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	if (ev < 0)
 		return MRC_E_AGAIN;
 	psn = r->snd_nxt;
+	/* Data outstanding from now: the progress clock starts. */
+	if (r->snd_una == r->snd_nxt) {
+		r->progress_ns = now;
+		r->heard_ns = now;
+	}
 	p = txp(r, psn);
 	mrc_memset(p, 0, sizeof(*p));
 	p->offset = off;
@@ -571,6 +606,7 @@ static u32 req_ack_one(struct mrc_conn *c, u64 now, u32 psn, bool cumulative,
 	if (p->state == MRC_TXP_SENT) {
 		r->inflight_bytes -= p->len;
 		r->inflight_pkts--;
+		req_clear_nack_wait(r, p);
 		bytes = p->len ? p->len : 1;
 	} else if (p->state == MRC_TXP_LOST) {
 		bytes = p->len ? p->len : 1;
@@ -589,6 +625,60 @@ static void req_update_wnd(struct mrc_conn *c, u8 mpr)
 	if (!w)
 		return;
 	c->req.send_wnd = w < c->cfg.mpr ? w : c->cfg.mpr;
+}
+
+/*
+ * The probe got in: its message now has a buffer at the receiver, so the
+ * held packets of that message go at once. The receiver may still have no
+ * room for the next message: the first held packet of the next one is the
+ * next probe, sent at once (no delay: if the reader is back, the window
+ * drains one message per round trip, at full rate for large messages),
+ * and only its refusal waits, at the current back-off. With nothing held
+ * any more, the mode ends and new data flows.
+ */
+static void req_rnr_next(struct mrc_conn *c)
+{
+	struct mrc_req *r = &c->req;
+	u16 slot = r->rnr_probe_slot;
+	struct mrc_tx_pkt *p;
+	bool found = false;
+	u32 psn;
+
+	for (psn = r->snd_una; psn != r->snd_nxt && r->nack_waiting;
+	     psn = mrc_psn_add(psn, 1)) {
+		p = txp(r, psn);
+		if (p->state != MRC_TXP_SENT || !p->nack_wait)
+			continue;
+		if (p->msg_slot == slot) {
+			req_mark_lost(r, psn, MRC_RTX_NACK);
+		} else if (!found) {
+			found = true;
+			r->rnr_probe_psn = psn;
+			r->rnr_probe_slot = p->msg_slot;
+		}
+	}
+	if (!found) {
+		r->rnr = 0;
+		r->rnr_backoff = 0;
+		return;
+	}
+	c->st.rnr_probes++;
+	req_mark_lost(r, r->rnr_probe_psn, MRC_RTX_NACK);
+}
+
+/* After a SACK: did the probe get in? */
+static void req_rnr_check(struct mrc_conn *c)
+{
+	struct mrc_req *r = &c->req;
+	const struct mrc_tx_pkt *p;
+
+	if (!r->rnr)
+		return;
+	p = txp(r, r->rnr_probe_psn);
+	if (req_in_flight(r, r->rnr_probe_psn) &&
+	    (p->state == MRC_TXP_SENT || p->state == MRC_TXP_LOST))
+		return;	/* the probe is not acknowledged yet */
+	req_rnr_next(c);
 }
 
 /**
@@ -626,6 +716,7 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 		return MRC_E_PROTO;
 	}
 	c->st.rx_sacks++;
+	r->heard_ns = now;
 	rtt = req_sack_rtt(c, now, s, &ev_val, &spsn);
 	r->spurious_pass = 0;
 	if (s->cc.restore_cwnd && !s->pr)
@@ -643,8 +734,11 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 			acked += req_ack_one(c, now, psn, false, s);
 	}
 	req_update_wnd(c, s->mpr);
-	if (acked)
+	if (acked) {
 		r->retry_left = c->cfg.retry_budget;
+		r->progress_ns = now;
+	}
+	req_rnr_check(c);
 	idx = mrc_ev_find(&c->evm, s->ev);
 	if (idx < 0) {
 		c->st.rx_stale++;
@@ -707,6 +801,7 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 		return MRC_E_STALE;
 	}
 	c->st.rx_nacks++;
+	r->heard_ns = now;
 	req_update_wnd(c, n->mpr);
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
 		/*
@@ -746,7 +841,24 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 	case MRC_NACK_PSN_OOR_WINDOW:
 		mrc_cc_on_nack(&c->cc, now, n->reason, p->len);
 		p->nack_wait = 1;
-		p->deadline_ns = now + c->rto_base_ns;
+		r->nack_waiting++;
+		if (!r->rnr) {
+			/* The first refused packet is the probe. */
+			r->rnr = 1;
+			r->rnr_backoff = 0;
+			r->rnr_probe_psn = psn;
+			r->rnr_probe_slot = p->msg_slot;
+			c->st.rnr_episodes++;
+		} else if (psn == r->rnr_probe_psn) {
+			/* The probe was refused again: wait twice as long. */
+			if (r->rnr_backoff < c->cfg.rto_max_backoff)
+				r->rnr_backoff++;
+		} else {
+			/* Held until the probe gets in (req_rnr_next()). */
+			p->deadline_ns = MRC_NO_DEADLINE;
+			return MRC_OK;
+		}
+		p->deadline_ns = now + (c->rto_base_ns << r->rnr_backoff);
 		if (p->deadline_ns < r->rto_deadline)
 			r->rto_deadline = p->deadline_ns;
 		return MRC_OK;
@@ -754,6 +866,25 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 		c->st.rx_stale++;
 		return MRC_E_STALE;
 	}
+}
+
+/* When the progress timeout fires (MRC_NO_DEADLINE: not armed). */
+static u64 req_progress_deadline(const struct mrc_conn *c)
+{
+	const struct mrc_req *r = &c->req;
+	u64 last = r->progress_ns;
+
+	if (!c->cfg.progress_timeout_ns || r->snd_una == r->snd_nxt)
+		return MRC_NO_DEADLINE;
+	/* A peer that answers is alive, unless it answers an orphan. */
+	if (!r->orphan && r->heard_ns > last)
+		last = r->heard_ns;
+	return last + c->cfg.progress_timeout_ns;
+}
+
+static bool req_progress_expired(const struct mrc_conn *c, u64 now)
+{
+	return now >= req_progress_deadline(c);
 }
 
 /* MRC_EVT_TIMEOUT for one timed-out packet (telemetry: mrc:mrc_rto). */
@@ -793,6 +924,10 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 	bool any = false;
 	u32 psn;
 
+	if (req_progress_expired(c, now)) {
+		mrc_conn_fail(c, MRC_CONN_ERR_PROGRESS);
+		return;
+	}
 	if (now < r->rto_deadline)
 		return;
 	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
@@ -805,6 +940,9 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 			continue;
 		}
 		if (p->nack_wait) {
+			/* Held packets never get here (no deadline). */
+			if (r->rnr && psn == r->rnr_probe_psn)
+				c->st.rnr_probes++;
 			req_mark_lost(r, psn, MRC_RTX_NACK);
 			continue;
 		}
@@ -861,7 +999,10 @@ void mrc_req_plane_down(struct mrc_conn *c, u8 plane)
  */
 u64 mrc_req_deadline(const struct mrc_conn *c)
 {
-	return c->req.inflight_pkts ? c->req.rto_deadline : MRC_NO_DEADLINE;
+	u64 rto = c->req.inflight_pkts ? c->req.rto_deadline : MRC_NO_DEADLINE;
+	u64 prog = req_progress_deadline(c);
+
+	return rto < prog ? rto : prog;
 }
 
 /**

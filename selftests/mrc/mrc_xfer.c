@@ -29,6 +29,11 @@
  * (still writing --info-file), e.g. to watch probes restore EVs.
  * --plane-mask MASK: MRC_PLANE_MASK before connect()/listen().
  * --profile CC:EV: MRC_PROFILE (congestion-control and EV profile ids).
+ * --stall AFTER:MS: after receiving AFTER messages stop reading for MS
+ *   milliseconds (a reader that sleeps), printing "stall begin" and
+ *   "stall end" on stderr as they happen.
+ * A connection error is reported with its errno (SO_ERROR), e.g.
+ * "connection error: Connection timed out".
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -219,10 +224,11 @@ static void write_info(int fd, const char *path)
 		return;
 	fprintf(f, "{\"state\":%u,\"ev_good\":%u,\"ev_skip\":%u,\"ev_bad\":%u,"
 		"\"ev_denied\":%u,\"retransmits\":%llu,\"timeouts\":%llu,"
-		"\"n_planes\":%u,\"planes\":[",
+		"\"tx_pkts\":%llu,\"n_planes\":%u,\"planes\":[",
 		mi.mi_state, mi.mi_ev_good, mi.mi_ev_skip, mi.mi_ev_bad,
 		mi.mi_ev_denied, (unsigned long long)mi.mi_retransmits,
-		(unsigned long long)mi.mi_timeouts, mi.mi_n_planes);
+		(unsigned long long)mi.mi_timeouts,
+		(unsigned long long)mi.mi_tx_pkts, mi.mi_n_planes);
 	for (i = 0; i < mi.mi_n_planes && i < MRC_INFO_PLANES; i++)
 		fprintf(f, "%s{\"tx_pkts\":%llu,\"evs\":%u,\"active\":%u,"
 			"\"good\":%u,\"bad\":%u}", i ? "," : "",
@@ -299,13 +305,16 @@ int main(int argc, char **argv)
 		{ "linger", required_argument, NULL, 'W' },
 		{ "plane-mask", required_argument, NULL, 'P' },
 		{ "profile", required_argument, NULL, 'R' },
+		{ "stall", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *hold = NULL, *ifile = NULL;
 	struct mrc_profile_opt prof = { 0 };
 	bool set_mask = false, set_prof = false;
 	__u32 plane_mask = 0;
-	double t_info = 0, linger = 0;
+	double t_info = 0, linger = 0, stall_until = 0;
+	unsigned long stall_after = 0, stall_ms = 0;
+	bool stall_done = false;
 	unsigned int idle = 0;
 	bool info = false;
 	int i;
@@ -342,6 +351,10 @@ int main(int argc, char **argv)
 			if (sscanf(optarg, "%hu:%hu", &prof.cc_profile, &prof.ev_profile) != 2)
 				usage();
 			set_prof = true;
+			break;
+		case 'S':
+			if (sscanf(optarg, "%lu:%lu", &stall_after, &stall_ms) != 2 || !stall_ms)
+				usage();
 			break;
 		default: usage();
 		}
@@ -417,14 +430,23 @@ int main(int argc, char **argv)
 
 		if (sent < n)
 			p.events |= POLLOUT;
-		if (rcvd < n)
+		if (stall_ms && !stall_done && !stall_until && rcvd >= stall_after) {
+			stall_until = now_s() + stall_ms / 1000.0;
+			fprintf(stderr, "stall begin\n");
+		}
+		if (stall_until && now_s() >= stall_until) {
+			stall_until = 0;
+			stall_done = true;
+			fprintf(stderr, "stall end\n");
+		}
+		if (rcvd < n && !stall_until)
 			p.events |= POLLIN;
 		if (ifile && now_s() - t_info >= 0.2) {
 			write_info(fd, ifile);
 			t_info = now_s();
 		}
-		if (poll(&p, 1, ifile ? 200 : 60000) != 1) {
-			if (ifile && ++idle < 300)
+		if (poll(&p, 1, ifile || stall_until ? 200 : 60000) != 1) {
+			if ((ifile && ++idle < 300) || stall_until)
 				continue;
 			fprintf(stderr, "stalled: sent %lu rcvd %lu\n", sent, rcvd);
 			return 1;
@@ -462,7 +484,12 @@ int main(int argc, char **argv)
 			}
 		}
 		if (p.revents & (POLLERR | POLLHUP) && !(p.revents & POLLIN)) {
-			fprintf(stderr, "connection error: sent %lu rcvd %lu\n", sent, rcvd);
+			int err = 0;
+			socklen_t elen = sizeof(err);
+
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+			fprintf(stderr, "connection error: %s: sent %lu rcvd %lu\n",
+				err ? strerror(err) : "hang-up", sent, rcvd);
 			return 1;
 		}
 	}

@@ -437,7 +437,9 @@ TEST_F(ReqTest, NackTrimmedLastHopDoesNotPenalise) {
     EXPECT_EQ(info.cnt.nacked, 1u);
 }
 
-TEST_F(ReqTest, ResourceNackDelaysWithoutPenaltyOrBudget) {
+// Receiver not ready: each refusal of the same (probe) packet doubles the
+// delay before it is tried again; no EV penalty, no retry budget.
+TEST_F(ReqTest, ResourceNackBacksOffWithoutPenaltyOrBudget) {
     create();
     ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
     auto d = poll(0);
@@ -445,25 +447,30 @@ TEST_F(ReqTest, ResourceNackDelaysWithoutPenaltyOrBudget) {
                           MRC_NACK_PSN_OOR_WINDOW};
     u64 now = 10;
     u32 ev = d[0].ev;
+    u32 shift = 0;
     for (u8 reason : reasons) {
         SCOPED_TRACE(reason);
+        const u64 wait = rto() << shift;
         mrc_pkt n = nack(0, reason, ev);
         EXPECT_EQ(rx(now, n), MRC_RX_CONSUMED);
         EXPECT_TRUE(poll(now).empty());  // not immediately
-        EXPECT_LE(mrc_conn_next_deadline(c_), now + rto());
+        EXPECT_LE(mrc_conn_next_deadline(c_), now + wait);
         // A second NACK while waiting is stale.
         EXPECT_EQ(rx(now, n), MRC_E_STALE);
-        mrc_conn_on_timer(c_, now + rto() - 1);
-        EXPECT_TRUE(poll(now + rto() - 1).empty());
-        EXPECT_EQ(mrc_conn_next_deadline(c_), now + rto());
-        mrc_conn_on_timer(c_, now + rto());
-        auto r = poll(now + rto());
+        mrc_conn_on_timer(c_, now + wait - 1);
+        EXPECT_TRUE(poll(now + wait - 1).empty());
+        EXPECT_EQ(mrc_conn_next_deadline(c_), now + wait);
+        mrc_conn_on_timer(c_, now + wait);
+        auto r = poll(now + wait);
         ASSERT_EQ(r.size(), 1u);
         EXPECT_TRUE(r[0].pkt.bth.rtx);
         EXPECT_EQ(ev_state(ev), MRC_EV_GOOD);
         ev = r[0].ev;
-        now += rto() + 10;
+        now += wait + 10;
+        ++shift;
     }
+    EXPECT_EQ(stats().rnr_episodes, 1u);
+    EXPECT_EQ(stats().rnr_probes, 4u);
     auto st = stats();
     EXPECT_EQ(st.timeouts, 0u);
     EXPECT_EQ(st.retry_left, cfg_.retry_budget);
@@ -514,6 +521,146 @@ TEST_F(ReqTest, ForgedUnexpectedEventNacksAreStale) {
     n = nack(1, MRC_NACK_UNEXP_EVENT, d[1].ev);
     EXPECT_EQ(rx(4, n), MRC_E_CONN);
     EXPECT_TRUE(mrc_conn_failed(c_));
+}
+
+// A receiver whose reader stopped: the whole window is refused. The sender
+// holds it, sends nothing new, and tries one probe at a time, each refusal
+// doubling the delay; when the probe gets in, everything goes at once.
+TEST_F(ReqTest, ReceiverNotReadyProbesOnePacketThenResumes) {
+    cfg_.retry_budget = 4;  // RNR must not spend it
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 8 * 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 8u);
+    for (u32 i = 0; i < 8; i++)
+        EXPECT_EQ(rx(1, nack(i, MRC_NACK_NO_RESOURCE, d[i].ev)), MRC_RX_CONSUMED);
+    ASSERT_EQ(mrc_conn_send(c_, 1, 4 * 1024, 0, 0, 2, nullptr), MRC_OK);
+    EXPECT_TRUE(poll(1).empty());  // no new data into a full receiver
+    u64 now = 1, wait = rto();
+    u32 probe = 0, probe_ev = 0;
+    size_t sent = 0;
+    for (int round = 0; round < 5; round++) {
+        SCOPED_TRACE(round);
+        mrc_conn_on_timer(c_, now + wait - 1);
+        EXPECT_TRUE(poll(now + wait - 1).empty());
+        mrc_conn_on_timer(c_, now + wait);
+        auto r = poll(now + wait);
+        ASSERT_EQ(r.size(), 1u);  // one probe, not the window
+        sent += r.size();
+        probe = r[0].pkt.bth.psn;
+        probe_ev = r[0].ev;
+        now += wait;
+        EXPECT_EQ(rx(now + 1, nack(probe, MRC_NACK_NO_RESOURCE, probe_ev)), MRC_RX_CONSUMED);
+        now += 1;
+        wait *= 2;
+    }
+    EXPECT_EQ(sent, 5u);
+    EXPECT_EQ(stats().rnr_episodes, 1u);
+    EXPECT_EQ(stats().rnr_probes, 5u);
+    EXPECT_FALSE(mrc_conn_failed(c_));
+    // The reader is back: the next probe is accepted (SACKed): the held
+    // window and the new message go at once, without waiting for timers.
+    mrc_conn_on_timer(c_, now + wait);
+    auto r = poll(now + wait);
+    ASSERT_EQ(r.size(), 1u);
+    now += wait;
+    rx(now + 1, sack(r[0].pkt.bth.psn == 0 ? 0 : 0xffffff, r[0].pkt.bth.psn == 0 ? 0 : 1,
+                     static_cast<u16>(r[0].pkt.bth.psn + 1)));
+    r = poll(now + 1);
+    EXPECT_EQ(r.size(), 7u + 4u);
+    EXPECT_EQ(stats().timeouts, 0u);
+    EXPECT_EQ(stats().retry_left, 4u);
+}
+
+// The probe's message got a buffer at the receiver: the rest of that
+// message goes at once, and the next message's first packet is the next
+// probe, also at once; a refusal of that one waits again. The receiver,
+// not a timer, paces a reader that frees room one message at a time.
+TEST_F(ReqTest, ReceiverNotReadyReleasesOneMessageAtATime) {
+    create();
+    for (u64 i = 0; i < 3; i++)
+        ASSERT_EQ(mrc_conn_send(c_, 0, 2 * 1024, 0, 0, i + 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 6u);
+    for (u32 i = 0; i < 6; i++) rx(1, nack(i, MRC_NACK_NO_RESOURCE, d[i].ev));
+    mrc_conn_on_timer(c_, 1 + rto());
+    auto r = poll(1 + rto());
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].pkt.bth.psn, 0u);
+    u64 now = 2 + rto();
+    rx(now, sack(0));  // message 1 admitted
+    r = poll(now);
+    ASSERT_EQ(r.size(), 2u);  // the rest of message 1, and the probe of message 2
+    EXPECT_EQ(r[0].pkt.bth.psn, 1u);
+    EXPECT_EQ(r[1].pkt.bth.psn, 2u);
+    rx(now + 1, sack(1));                                  // message 1 complete
+    rx(now + 1, nack(2, MRC_NACK_NO_RESOURCE, r[1].ev));  // no room for message 2
+    EXPECT_TRUE(poll(now + 1).empty());
+    // Still not ready: the back-off goes on from where it was (2 x RTO).
+    mrc_conn_on_timer(c_, now + 1 + rto());
+    EXPECT_TRUE(poll(now + 1 + rto()).empty());
+    mrc_conn_on_timer(c_, now + 1 + 2 * rto());
+    r = poll(now + 1 + 2 * rto());
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].pkt.bth.psn, 2u);
+    now += 2 + 2 * rto();
+    rx(now, sack(2));
+    r = poll(now);
+    ASSERT_EQ(r.size(), 2u);  // psn 3 (message 2) and the probe of message 3
+    rx(now + 1, sack(4));
+    r = poll(now + 1);
+    ASSERT_EQ(r.size(), 1u);  // psn 5, then nothing is held: the mode ends
+    EXPECT_EQ(r[0].pkt.bth.psn, 5u);
+    ASSERT_EQ(mrc_conn_send(c_, now + 1, 1024, 0, 0, 9, nullptr), MRC_OK);
+    EXPECT_EQ(poll(now + 1).size(), 1u);  // new data flows again
+    EXPECT_EQ(stats().timeouts, 0u);
+}
+
+// A peer that vanished: the connection fails after progress_timeout_ns
+// whatever the retry budget and the number of packets in flight.
+TEST_F(ReqTest, NoProgressFailsWithinTheProgressTimeout) {
+    cfg_.progress_timeout_ns = 200'000'000;  // 200 ms
+    cfg_.retry_budget = 100000;              // far from exhausted
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    poll(0);
+    u64 now = 0;
+    while (!mrc_conn_failed(c_) && now < 1'000'000'000) {
+        now = mrc_conn_next_deadline(c_);
+        ASSERT_NE(now, MRC_NO_DEADLINE);
+        mrc_conn_on_timer(c_, now);
+        poll(now);
+    }
+    ASSERT_TRUE(mrc_conn_failed(c_));
+    EXPECT_EQ(now, 200'000'000u);  // on the dot: the deadline is armed
+    EXPECT_EQ(stats().error, MRC_CONN_ERR_PROGRESS);
+}
+
+// A peer that answers with NACKs is alive (RNR), unless we are an orphan.
+TEST_F(ReqTest, RefusingPeerKeepsALiveConnectionButNotAnOrphan) {
+    cfg_.progress_timeout_ns = 200'000'000;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    u64 now = 0;
+    u32 psn = 0, ev = d[0].ev;
+    auto refuse_until = [&](u64 end) {
+        while (!mrc_conn_failed(c_) && now < end) {
+            rx(now + 1, nack(psn, MRC_NACK_NO_RESOURCE, ev));
+            now = mrc_conn_next_deadline(c_);
+            mrc_conn_on_timer(c_, now);
+            auto r = poll(now);
+            if (!r.empty()) ev = r[0].ev, psn = r[0].pkt.bth.psn;
+        }
+    };
+    refuse_until(600'000'000);
+    EXPECT_FALSE(mrc_conn_failed(c_));
+    mrc_conn_set_orphan(c_);
+    const u64 orphaned = now;
+    refuse_until(orphaned + 1'000'000'000);
+    ASSERT_TRUE(mrc_conn_failed(c_));
+    EXPECT_EQ(stats().error, MRC_CONN_ERR_PROGRESS);
+    EXPECT_LE(now, orphaned + 200'000'000);
 }
 
 TEST_F(ReqTest, RtoLinearThenExponentialBackoff) {
