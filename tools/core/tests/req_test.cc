@@ -593,7 +593,7 @@ TEST_F(ReqTest, ReceiverNotReadyReleasesOneMessageAtATime) {
     ASSERT_EQ(r.size(), 2u);  // the rest of message 1, and the probe of message 2
     EXPECT_EQ(r[0].pkt.bth.psn, 1u);
     EXPECT_EQ(r[1].pkt.bth.psn, 2u);
-    rx(now + 1, sack(1));                                  // message 1 complete
+    rx(now + 1, sack(1));                                 // message 1 complete
     rx(now + 1, nack(2, MRC_NACK_NO_RESOURCE, r[1].ev));  // no room for message 2
     EXPECT_TRUE(poll(now + 1).empty());
     // Still not ready: the back-off goes on from where it was (2 x RTO).
