@@ -13,10 +13,14 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/net.h>
+#include <net/genetlink.h>
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
 #include "mrc_nl.h"
+
+/* Release of the module (modinfo), bumped with every tagged release. */
+#define MRC_MODULE_VERSION	"0.3"
 
 /*
  * The address family number. 12 (AF_DECnet) is free in Linux 6.1; the value
@@ -100,3 +104,12 @@ module_exit(mrc_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("MRC: Multipath Reliable Connection transport (AF_MRC)");
 MODULE_AUTHOR("The mrc-linux authors");
+MODULE_VERSION(MRC_MODULE_VERSION);
+/*
+ * Autoload: the first socket(AF_MRC) asks for net-pf-<family> and the first
+ * lookup of the generic netlink family for genl-family-mrc. Only the default
+ * family number can have an alias: with family=N the module must be loaded
+ * (or aliased, "alias net-pf-N mrc" in modprobe.d) by hand.
+ */
+MODULE_ALIAS_NETPROTO(AF_MRC_DEFAULT);
+MODULE_ALIAS_GENL_FAMILY(MRC_GENL_NAME);

@@ -25,8 +25,8 @@ packages=(
 	build-essential bc flex bison libelf-dev clang llvm lld dwarves cmake
 	pkg-config libgtest-dev libgmock-dev libclang-rt-14-dev clang-format
 	libnl-3-dev libnl-genl-3-dev libbpf-dev bpftool zlib1g-dev
-	# bench report and schema check
-	python3 python3-jsonschema
+	# bench report, netlink spec check (YNL schemas of linux-source-6.12)
+	python3 python3-jsonschema python3-yaml linux-source-6.12
 )
 
 missing=()

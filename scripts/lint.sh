@@ -3,7 +3,9 @@
 #
 # make lint: kernel code must be checkpatch --strict clean (checkpatch from
 # Debian's linux-source-6.1, extracted by make deps); C++ must match
-# tools/.clang-format.
+# tools/.clang-format; the netlink spec must load in the kernel's YNL schema
+# (Debian's linux-source-6.12) and agree with uapi/linux/mrc.h, name by name
+# and value by value (scripts/check_netlink_spec.py).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -28,4 +30,14 @@ for f in "${cxx[@]}"; do
 	clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || { echo "clang-format: $f"; fmt_bad=1; }
 done
 echo "lint: clang-format on ${#cxx[@]} C++ files: $([ $fmt_bad = 0 ] && echo clean || echo NOT clean)"
-((bad == 0 && fmt_bad == 0))
+# The YNL schemas of Linux 6.12, extracted once from Debian's source package.
+schemas=build/netlink-schemas
+if [ ! -f "$schemas/genetlink-legacy.yaml" ]; then
+	mkdir -p "$schemas"
+	tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$schemas" --strip-components=3 \
+		--wildcards 'linux-source-6.12/Documentation/netlink/genetlink*.yaml'
+fi
+spec_bad=0
+python3 scripts/check_netlink_spec.py Documentation/netlink/specs/mrc.yaml "$schemas" uapi ||
+	spec_bad=1
+((bad == 0 && fmt_bad == 0 && spec_bad == 0))

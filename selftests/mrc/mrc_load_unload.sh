@@ -1,11 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mrc.ko loads and unloads cleanly twenty times, registers AF_MRC at the
+# mrc.ko carries its autoload aliases (net-pf-12 for socket(AF_MRC) with the
+# default family, genl family "mrc") and a version, loads and unloads
+# cleanly twenty times, registers AF_MRC at the
 # family number given by its parameter (readable in sysfs), refuses a taken
 # or out-of-range number with a clear message, and cannot be removed while
 # a socket is open. The rig scans the kernel log for splats afterwards.
 source ./mrc_lib.sh
+
+aliases=$(modinfo -F alias "$MRC_KO" | tr '\n' ' ')
+check "alias net-pf-12 ($aliases)" grep -qw net-pf-12 <<<"$aliases"
+check "alias of the generic netlink family ($aliases)" \
+	grep -qw net-pf-16-proto-16-family-mrc <<<"$aliases"
+check "module version ($(modinfo -F version "$MRC_KO"))" test -n "$(modinfo -F version "$MRC_KO")"
 
 if mrc_loaded; then
 	check "initial rmmod" rmmod mrc
