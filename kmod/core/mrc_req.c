@@ -311,6 +311,24 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	u32 psn;
 	int ev;
 
+	/*
+	 * The receiver-not-ready probe goes first and whatever the window:
+	 * the held packets it stands for count as in flight, so a FIFO head
+	 * waiting for window room would wait for the probe, which waits
+	 * behind it. Its queue entry is skipped later (no longer LOST).
+	 */
+	if (r->rnr && req_in_flight(r, r->rnr_probe_psn) &&
+	    txp(r, r->rnr_probe_psn)->state == MRC_TXP_LOST) {
+		psn = r->rnr_probe_psn;
+		p = txp(r, psn);
+		ev = mrc_ev_pick(&c->evm, now, p->ev_idx);
+		if (ev < 0)
+			return MRC_E_AGAIN;
+		c->st.tx_rtx_pkts++;
+		c->st.tx_rtx_nack++;
+		req_emit(c, now, psn, ev, true, true, d);
+		return MRC_OK;
+	}
 	while (r->rtxq_count) {
 		psn = r->rtxq[r->rtxq_head];
 		p = txp(r, psn);
@@ -319,12 +337,7 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 			r->rtxq_count--;
 			continue;
 		}
-		/*
-		 * The receiver-not-ready probe goes whatever the window: the
-		 * held packets it stands for still count as in flight.
-		 */
-		if (!req_cwnd_ok(c, p->len) &&
-		    !(r->rnr && psn == r->rnr_probe_psn))
+		if (!req_cwnd_ok(c, p->len))
 			return MRC_E_AGAIN;
 		/* A fresh EV: never the one the packet was lost on. */
 		ev = mrc_ev_pick(&c->evm, now, p->ev_idx);
