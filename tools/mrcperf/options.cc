@@ -30,6 +30,7 @@ constexpr std::string_view kUsage =
     "      --req-size BYTES   rpc request size (default 256)\n"
     "      --resp-size BYTES  rpc response size (default 4096)\n"
     "      --concurrency N    rpc: requests in flight per connection (default 8)\n"
+    "  -R, --reverse          bulk: the server sends, the client receives (iperf3 -R)\n"
     "  -P, --parallel N       N connections at once (default 1), figures summed\n"
     "      --per-plane        one connection per --peer address (-P = their number)\n"
     "  -O, --omit DUR         leave the first DUR (warm-up) out of every figure\n"
@@ -322,6 +323,8 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
             ok = u32(c.concurrency, 1, 65536, false);
         } else if (flag("-P", "--parallel")) {
             ok = u32(c.parallel, 1, 128, false);
+        } else if (flag("-R", "--reverse")) {
+            c.reverse = true;
         } else if (flag("", "--per-plane")) {
             c.per_plane = true;
         } else if (flag("-O", "--omit")) {
@@ -404,6 +407,10 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
     }
     c.peer = c.peers.front();
     if (c.per_plane) c.parallel = static_cast<uint32_t>(c.peers.size());
+    if (c.reverse && c.mode != Mode::kBulk) {
+        r.error = "--reverse applies to bulk only";
+        return r;
+    }
     if (c.rate_bps && c.mode != Mode::kBulk) {
         r.error = "--bitrate applies to bulk only";
         return r;

@@ -34,6 +34,7 @@ struct Config {
     double omit_s = 0;                     // -O: warm-up left out of the figures
     uint32_t repeat = 1;                   // --repeat: whole runs, median and spread
     uint64_t rate_bps = 0;                 // -b: bulk sender's rate limit per connection, 0 = none
+    bool reverse = false;                  // -R: bulk from the server to the client
     std::string proc_stat = "/proc/stat";  // CPU accounting source
     MrcSockOpts mrc;
     uint16_t port = 7471;    // TCP/MPTCP port or MRC service id

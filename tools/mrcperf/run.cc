@@ -89,6 +89,7 @@ void WriteParams(JsonWriter& w, const Config& c) {
     }
     w.Field("interval_ms", c.interval_ms);
     w.Field("parallel", c.parallel).Field("omit_s", c.omit_s).Field("repeat", c.repeat);
+    w.Field("reverse", c.reverse);
     if (c.rate_bps) w.Field("rate_bps", c.rate_bps);
     if (c.peers.size() > 1) {
         w.Key("peers").BeginArray();
@@ -205,9 +206,22 @@ class Client {
             local = std::make_unique<Endpoint>(MakeEndpoint(c_.transport, r_.bind, 0));
         conn_ = std::make_unique<MsgConn>(
             Connect(c_.transport, peer, local.get(), c_.connect_timeout_s, c_.mrc), c_.transport);
-        const uint32_t max_in = c_.mode == Mode::kBulk ? 4096 : c_.resp_size + 4096;
+        uint32_t max_in = c_.mode == Mode::kBulk ? 4096 : c_.resp_size + 4096;
+        if (c_.reverse) max_in = c_.size + 4096;
         conn_->SetMaxMessage(std::max<uint32_t>(max_in, 4096));
         Hello();
+        return Measure();
+    }
+
+    // The server's half of -R: the same bulk sender over an accepted
+    // connection whose HELLO has been answered.
+    ClientRun RunAsSender(std::unique_ptr<MsgConn> conn) {
+        conn_ = std::move(conn);
+        conn_->SetMaxMessage(4096);
+        return Measure();
+    }
+
+    ClientRun Measure() {
         start_ = Clock::now();
         r_.start_unix_ms =
             static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -216,7 +230,9 @@ class Client {
         last_progress_t_ = start_;
         next_progress_ = After(start_, 1.0);
         if (c_.omit_s <= 0) BeginMeasure(0, 0, 0);
-        if (c_.mode == Mode::kBulk)
+        if (c_.mode == Mode::kBulk && c_.reverse)
+            ReverseBulk();
+        else if (c_.mode == Mode::kBulk)
             Bulk();
         else
             Rpc();
@@ -235,13 +251,28 @@ class Client {
         p.ack_every = c_.ack_every ? c_.ack_every : 1;
         p.resp_size = c_.resp_size;
         p.max_msg = c_.mode == Mode::kBulk ? c_.size : c_.req_size;
+        if (c_.reverse) {
+            p.reverse = true;
+            p.max_msg = 4096;  // the client sends acknowledgments only
+            p.size = c_.size;
+            p.window = c_.window;
+            p.duration_ms = static_cast<uint64_t>(c_.duration_s * 1000);
+            p.count = c_.count;
+            p.rate_bps = c_.rate_bps;
+        }
         conn_->Queue(MakeMsg(MsgType::kHello, 0, 0, EncodeParams(p)));
         conn_->Flush();
         bool ok = false;
         auto deadline = After(Clock::now(), c_.connect_timeout_s);
         while (!ok) {
             if (Clock::now() >= deadline) throw Error("no answer to HELLO from the server");
-            if (!Pump(*conn_, true, deadline, [&](std::span<const uint8_t> head, size_t) {
+            if (!Pump(*conn_, true, deadline, [&](std::span<const uint8_t> head, size_t len) {
+                    if (ok) {
+                        // -R: the server's data may follow its answer in
+                        // the same read; ReverseBulk() takes it first.
+                        early_.emplace_back(std::vector<uint8_t>(head.begin(), head.end()), len);
+                        return;
+                    }
                     auto h = DecodeHeader(head);
                     if (!h || h->type != MsgType::kHelloOk)
                         throw Error("unexpected answer to HELLO (not an mrcperf server?)");
@@ -317,7 +348,10 @@ class Client {
     }
 
     void QueueEnd(Clock::time_point now) {
-        conn_->Queue(MakeMsg(MsgType::kEnd, 0, 0));
+        // The counts ride along: a -R client checks what it received.
+        conn_->Queue(MakeMsg(
+            MsgType::kEnd, 0, 0,
+            "msgs=" + std::to_string(r_.sent_msgs) + " bytes=" + std::to_string(r_.sent_bytes)));
         conn_->Flush();
         end_queued_ = true;
         r_.send_seconds = Seconds(now - start_);
@@ -385,6 +419,73 @@ class Client {
             [&] { return r_.acked_msgs * uint64_t{size}; });
     }
 
+    // -R: receive the server's messages, acknowledge every ack_every, and
+    // at its END (which carries what it sent) answer with what arrived.
+    void ReverseBulk() {
+        const uint32_t ack_every = c_.ack_every ? c_.ack_every : 1;
+        uint64_t msgs = 0, bytes = 0;
+        uint32_t since_ack = 0;
+        PeerCounts sent;
+        bool ended = false;
+        auto sink = [&](std::span<const uint8_t> head, size_t len) {
+            auto h = DecodeHeader(head);
+            if (!h) throw Error("malformed message from server");
+            if (ended) throw Error("message after END");
+            if (h->type == MsgType::kData) {
+                ++msgs;
+                bytes += len;
+                if (++since_ack >= ack_every) {
+                    conn_->Queue(MakeMsg(MsgType::kAck, msgs, 0));
+                    since_ack = 0;
+                }
+            } else if (h->type == MsgType::kEnd) {
+                if (!ParseCounts(HeadText(head), &sent)) throw Error("malformed END from server");
+                conn_->Queue(MakeMsg(MsgType::kAck, msgs, 0));
+                conn_->Queue(
+                    MakeMsg(MsgType::kResult, 0, 0,
+                            "msgs=" + std::to_string(msgs) + " bytes=" + std::to_string(bytes)));
+                ended = true;
+            } else {
+                throw Error("unexpected message type " +
+                            std::to_string(static_cast<uint32_t>(h->type)) + " from server");
+            }
+        };
+        for (const auto& [head, len] : early_) sink(head, len);
+        early_.clear();
+        // A sender that stops sending for 10 s is gone (or not a -R server).
+        auto last_rx = Clock::now();
+        uint64_t last_msgs = msgs;
+        while (!ended) {
+            auto now = Clock::now();
+            Tick(now, msgs, bytes);
+            if (msgs != last_msgs) last_msgs = msgs, last_rx = now;
+            if (now >= After(last_rx, 10.0))
+                throw Error("no data from the server for 10 s (" + std::to_string(msgs) +
+                            " messages received)");
+            if (!Pump(*conn_, true, std::min(NextWake(now, false), After(last_rx, 10.0)), sink))
+                throw Error("server closed the connection before END");
+        }
+        conn_->Flush();
+        r_.seconds = Seconds(Clock::now() - start_);
+        r_.send_seconds = r_.seconds;
+        if (!measuring_) BeginMeasure(0, 0, 0);
+        window_->End();
+        Tick(Clock::now(), msgs, bytes);
+        // In the sender's terms: what it sent, and what the receiver got.
+        r_.sent_msgs = sent.msgs;
+        r_.sent_bytes = sent.bytes;
+        r_.server.msgs = msgs;
+        r_.server.bytes = bytes;
+        r_.acked_msgs = msgs;
+        // Wait for the server to close (it has our RESULT then).
+        auto linger = After(Clock::now(), 10.0);
+        bool open = true;
+        while (open && Clock::now() < linger)
+            open = Pump(*conn_, true, linger, [&](std::span<const uint8_t>, size_t) {
+                throw Error("message after END");
+            });
+    }
+
     void Rpc() {
         std::unordered_map<uint64_t, Clock::time_point> inflight;
         auto fill = [&](Clock::time_point now) {
@@ -445,6 +546,8 @@ class Client {
     uint64_t last_progress_bytes_ = 0, last_progress_msgs_ = 0;
     bool end_queued_ = false;
     bool got_result_ = false;
+    // Messages that arrived with the answer to HELLO (-R).
+    std::vector<std::pair<std::vector<uint8_t>, size_t>> early_;
     Clock::time_point drain_deadline_{};
 };
 
@@ -458,8 +561,14 @@ void WriteHeader(JsonWriter& w, const Config& c, std::string_view role) {
 }  // namespace
 
 std::string EncodeParams(const SessionParams& p) {
-    return "mode=" + std::string(ModeName(p.mode)) + " ack_every=" + std::to_string(p.ack_every) +
-           " resp_size=" + std::to_string(p.resp_size) + " max_msg=" + std::to_string(p.max_msg);
+    std::string t =
+        "mode=" + std::string(ModeName(p.mode)) + " ack_every=" + std::to_string(p.ack_every) +
+        " resp_size=" + std::to_string(p.resp_size) + " max_msg=" + std::to_string(p.max_msg);
+    if (p.reverse)
+        t += " reverse=1 size=" + std::to_string(p.size) + " window=" + std::to_string(p.window) +
+             " duration_ms=" + std::to_string(p.duration_ms) + " count=" + std::to_string(p.count) +
+             " rate=" + std::to_string(p.rate_bps);
+    return t;
 }
 
 bool DecodeParams(std::string_view text, SessionParams* p) {
@@ -490,6 +599,18 @@ bool DecodeParams(std::string_view text, SessionParams* p) {
             } else if (k == "max_msg") {
                 p->max_msg = static_cast<uint32_t>(std::stoul(v));
                 found |= 8;
+            } else if (k == "reverse") {
+                p->reverse = v == "1";
+            } else if (k == "size") {
+                p->size = static_cast<uint32_t>(std::stoul(v));
+            } else if (k == "window") {
+                p->window = static_cast<uint32_t>(std::stoul(v));
+            } else if (k == "duration_ms") {
+                p->duration_ms = std::stoull(v);
+            } else if (k == "count") {
+                p->count = std::stoull(v);
+            } else if (k == "rate") {
+                p->rate_bps = std::stoull(v);
             }
         }
     } catch (const std::exception&) {
@@ -498,6 +619,10 @@ bool DecodeParams(std::string_view text, SessionParams* p) {
     if (found != 15 || p->ack_every == 0 || p->max_msg > kMaxMessage || p->resp_size > kMaxMessage)
         return false;
     if (p->mode != Mode::kBulk && p->resp_size < kHeaderSize) return false;
+    if (p->reverse &&
+        (p->mode != Mode::kBulk || p->size < kHeaderSize || p->size > kMaxMessage || !p->window ||
+         p->window > 65536 || (!p->duration_ms && !p->count) || p->duration_ms > 86'400'000))
+        return false;
     return true;
 }
 
@@ -852,7 +977,8 @@ class Server {
     // One session; returns true when it completed (END seen, RESULT sent).
     bool Serve(Fd fd, const std::string& peer) {
         TuneConnected(c_.transport, fd);
-        MsgConn conn(std::move(fd), c_.transport);
+        auto connp = std::make_unique<MsgConn>(std::move(fd), c_.transport);
+        MsgConn& conn = *connp;
         SessionParams p;
         uint64_t msgs = 0, bytes = 0;
         uint32_t since_ack = 0;
@@ -906,22 +1032,50 @@ class Server {
                 if (!Pump(conn, true, hello_deadline, sink))
                     throw Error("client closed before HELLO");
             }
+            if (p.reverse) {
+                // -R: this end is the bulk sender, with the client's parameters.
+                conn.Flush();
+                Config sc = c_;
+                sc.mode = Mode::kBulk;
+                sc.size = p.size;
+                sc.window = p.window;
+                sc.duration_s = double(p.duration_ms) / 1000.0;
+                sc.count = p.count;
+                sc.rate_bps = p.rate_bps;
+                sc.quiet = true;
+                sc.interval_ms = 0;
+                sc.omit_s = 0;
+                sc.parallel = 1;
+                sc.proc_stat = "";
+                MeasureWindow w("", 1);
+                Client sender(sc, err_, 0, &w);
+                ClientRun r = sender.RunAsSender(std::move(connp));
+                end_t = Clock::now();
+                msgs = r.sent_msgs;
+                bytes = r.sent_bytes;
+                ended = true;
+                complete = r.server.msgs == r.sent_msgs && r.server.bytes == r.sent_bytes;
+                if (!complete) error = "the client received other counts than were sent";
+            }
             // Stop reading while a lot is queued (the client is not reading).
-            while (!ended) {
+            while (!ended && !p.reverse) {
                 bool more =
                     Pump(conn, conn.QueuedBytes() < (4u << 20), After(Clock::now(), 0.5), sink);
                 if (!more) throw Error("client closed the connection before END");
             }
             // Send the result, then wait for the client to close so that
             // nothing queued is cut off by our close.
-            auto linger = After(Clock::now(), 10.0);
-            bool open = true;
-            while (open && Clock::now() < linger)
-                open = Pump(
-                    conn, !conn.WantsWrite(), linger,
-                    [&](std::span<const uint8_t>, size_t) { throw Error("message after END"); });
-            complete = !conn.WantsWrite();
-            if (!complete) error = "could not deliver the result";
+            if (!p.reverse) {
+                auto linger = After(Clock::now(), 10.0);
+                bool open = true;
+                while (open && Clock::now() < linger)
+                    open = Pump(conn, !conn.WantsWrite(), linger,
+                                [&](std::span<const uint8_t>, size_t) {
+                                    throw Error("message after END");
+                                });
+                complete = !conn.WantsWrite();
+                if (!complete) error = "could not deliver the result";
+            }
         } catch (const std::exception& e) {
             error = e.what();
             if (!ended) end_t = Clock::now();
@@ -933,6 +1087,7 @@ class Server {
             w.BeginObject();
             WriteHeader(w, c_, "server");
             w.Field("session_mode", ModeName(p.mode)).Field("peer", peer);
+            w.Field("reverse", p.reverse);
             w.Field("ok", complete);
             if (!error.empty()) w.Field("error", error);
             w.Key("result").BeginObject();

@@ -18,6 +18,11 @@ struct SessionParams {
     uint32_t ack_every = 1;
     uint32_t resp_size = 0;
     uint32_t max_msg = 0;  // largest message the client sends
+    // Bulk with -R: the server sends, the client receives and acknowledges;
+    // what the sender needs to know.
+    bool reverse = false;
+    uint32_t size = 0, window = 0;
+    uint64_t duration_ms = 0, count = 0, rate_bps = 0;
 };
 std::string EncodeParams(const SessionParams& p);
 bool DecodeParams(std::string_view text, SessionParams* p);

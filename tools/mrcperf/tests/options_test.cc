@@ -56,6 +56,8 @@ TEST(Options, ParallelPerPlaneOmitRepeatRate) {
     EXPECT_NE(P({"bulk", "-c", "::1", "-O", "5", "-d", "5"}).error, "");
     EXPECT_NE(P({"bulk", "-c", "::1", "-O", "1", "-n", "10"}).error, "");
     EXPECT_NE(P({"pingpong", "-c", "::1", "-b", "1M"}).error, "");
+    EXPECT_TRUE(P({"bulk", "-c", "::1", "-R"}).cfg.reverse);
+    EXPECT_NE(P({"rpc", "-c", "::1", "-R"}).error, "");
 }
 
 TEST(Options, MrcSocketOptions) {
