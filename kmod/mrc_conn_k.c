@@ -7,8 +7,9 @@
  *
  *  - the handshake (connect request/response, close notification) carried
  *    by the endpoint opcodes 0xD8/0xD9 with kinds MRC_EP_CONNECT and
- *    MRC_EP_CLOSE (Documentation/networking/mrc-socket.rst has the packet
- *    diagram and the state machine);
+ *    MRC_EP_CLOSE, our extension carried as a vendor operation of ERTH/EETH
+ *    (Documentation/networking/mrc-socket.rst has the packet diagram and
+ *    the state machine, mrc-wire.rst the bytes);
  *  - the demultiplexing of received packets by QPN (an RCU hash per
  *    namespace) and the source-address check;
  *  - the host side of the engine contract: every engine call under the
@@ -444,9 +445,48 @@ void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q)
 	pkt.bth.pkey = MRC_PKEY_DEFAULT;
 	pkt.bth.dest_qp = MRC_QPN_EP;
 	mrc_fill_ep(ms, kind, &pkt.ep);
-	skb = mrc_build_pkt(ms, &pkt, MRC_UDP_PORT, NULL, 0);
+	pkt.ep.ftype = MRC_TS_FTYPE;	/* an ERTH's timestamp format */
+	skb = mrc_build_pkt(ms, &pkt, mrc_ep_udp_sport(pkt.ep.token), NULL, 0);
 	if (skb)
 		__skb_queue_tail(q, skb);
+}
+
+/**
+ * mrc_conn_send_port_status() - queue a port-status update to the peer;
+ * connection lock held
+ * @ms: an established connection on a configured route
+ * @q: where the skb goes (sent by the caller after unlocking)
+ *
+ * MRC 1.0's ERTH PORT_STATUS_UPDATE: bit n of the mask set when our port
+ * of plane n is up. Plane ids are the namespace's (mrcctl plane add id N):
+ * a multi-plane fabric numbers its planes alike on every host, so the peer
+ * reads bit n as its own plane n. It leaves on the first plane that is up.
+ */
+void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q)
+{
+	struct mrc_pkt pkt;
+	struct sk_buff *skb;
+	u32 i, mask = 0;
+
+	lockdep_assert_held(&ms->lock);
+	for (i = 0; i < ms->mp->nplanes; i++)
+		if (READ_ONCE(ms->mp->plane[i].up) && ms->mp->plane[i].id < 32)
+			mask |= BIT(ms->mp->plane[i].id);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = MRC_OP_EP_REQ;
+	pkt.bth.tver = MRC_TVER;
+	pkt.bth.pkey = MRC_PKEY_DEFAULT;
+	pkt.bth.dest_qp = MRC_QPN_EP;
+	pkt.ep.kind = MRC_EP_PORT_STATUS;
+	pkt.ep.token = ms->token;
+	pkt.ep.port_mask = mask;
+	pkt.ep.tx_ts = (u16)(mrc_now() / MRC_TS_UNIT_NS);
+	pkt.ep.ftype = MRC_TS_FTYPE;
+	skb = mrc_build_pkt(ms, &pkt, mrc_ep_udp_sport(pkt.ep.token), NULL, 0);
+	if (skb) {
+		__skb_queue_tail(q, skb);
+		mrc_net_count(mrc_net(sock_net(&ms->sk)), MRC_CNT_TX_PORT_STATUS);
+	}
 }
 
 static void mrc_free_msgs(struct mrc_sock *ms)
@@ -910,7 +950,6 @@ static void mrc_rx_nack_nores(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	n.nack.dst_conn = ms->peer_conn_id;
 	n.nack.nack_psn = pkt->bth.psn;
 	n.nack.cc_type = ms->cc_algo & 0xf;
-	n.nack.mpr = MRC_K_MPR / MRC_MPR_UNIT;
 	skb = mrc_build_pkt(ms, &n, ev, NULL, 0);
 	if (skb)
 		__skb_queue_tail(q, skb);
@@ -1349,6 +1388,12 @@ void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt 
 	case MRC_EP_CLOSE:
 		if (pkt->bth.opcode == MRC_OP_EP_REQ) {
 			mrc_hs_close(net, &ip6->saddr, &pkt->ep);
+			return;
+		}
+		break;
+	case MRC_EP_PORT_STATUS:
+		if (pkt->bth.opcode == MRC_OP_EP_REQ) {
+			mrc_conn_peer_ports(net, &ip6->saddr, pkt->ep.port_mask);
 			return;
 		}
 		break;

@@ -182,6 +182,10 @@
  * @MRC_CNT_TIMER_STALLS:  connection timers that fired so late (the host
  *                         did not run) that their timeouts got a grace
  *                         period for pending acknowledgements
+ * @MRC_CNT_TX_PORT_STATUS: port-status updates sent (a local plane went
+ *                         down or up; one per established connection on it)
+ * @MRC_CNT_RX_PORT_STATUS: port-status updates received from a peer that
+ *                         some connection of this namespace talks to
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -226,6 +230,8 @@ enum mrc_net_counter {
 	/* receive path, added later: numbers above stay as they were */
 	MRC_CNT_RX_BAD_SRH,
 	MRC_CNT_TIMER_STALLS,
+	MRC_CNT_TX_PORT_STATUS,
+	MRC_CNT_RX_PORT_STATUS,
 	__MRC_CNT_MAX,
 };
 
@@ -472,6 +478,9 @@ struct mrc_mp {
  * @nl_ev_next: earliest mrc_now() of the next netlink path-change event
  *              (rate limit, connection lock)
  * @nl_ev_lost: EV changes not reported since the last one (connection lock)
+ * @peer_planes_down: engine planes whose NIC port the peer announced down
+ *              (ERTH port-status update; connection lock); an engine plane
+ *              is up when our port is up and the peer's is not down
  */
 struct mrc_sock {
 	struct sock sk;
@@ -533,6 +542,7 @@ struct mrc_sock {
 	struct mrc_mp *mp;
 	u64 nl_ev_next;
 	u32 nl_ev_lost;
+	u32 peer_planes_down;
 };
 
 static inline struct mrc_sock *mrc_sk(const struct sock *sk)
@@ -571,6 +581,9 @@ void mrc_mp_free(struct mrc_mp *mp);
 void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 		       u32 evs);
 void mrc_conn_plane_state(struct net *net, u32 id, bool up);
+void mrc_conn_peer_ports(struct net *net, const struct in6_addr *saddr,
+			 u32 mask);
+void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q);
 void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
 		 const struct in6_addr *daddr, int oif, u8 op,
 		 const struct mrc_ep *ep);

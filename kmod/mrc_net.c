@@ -55,6 +55,8 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_CONN_CLOSED]	= "ConnClosed",
 	[MRC_CNT_RX_BAD_SRH]	= "RxBadSrh",
 	[MRC_CNT_TIMER_STALLS]	= "TimerStalls",
+	[MRC_CNT_TX_PORT_STATUS] = "TxPortStatus",
+	[MRC_CNT_RX_PORT_STATUS] = "RxPortStatus",
 };
 
 /**

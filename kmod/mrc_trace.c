@@ -95,7 +95,7 @@ void mrc_trace_rx_ctl(const struct mrc_trace_ids *ids,
 				   mrc_ev_plane(s->ev),
 				   s->pr ? MRC_TX_PROBE : MRC_TX_SACK, 0,
 				   s->pr ? MRC_ECN_NONE : s->ecn,
-				   s->pr ? s->ack_psn_off : s->cack_psn);
+				   s->pr ? (u16)s->ack_psn_off : s->cack_psn);
 	} else if (pkt->bth.opcode == MRC_OP_NACK) {
 		const struct mrc_nack *n = &pkt->nack;
 

@@ -25,8 +25,8 @@
  *
  * Multi-plane: a connection whose peer is covered by a configured route
  * (mrc_cfg.h) sends on the route's planes and paths, from a snapshot taken
- * at connection set-up (struct mrc_mp): plane = EV bits 0..7 (engine plane
- * index -> configured plane), path = (EV >> 8) % paths of that plane, one
+ * at connection set-up (struct mrc_mp): plane = EV bits 31-24 (engine plane
+ * index -> configured plane), path = EV bits 23-0 % paths of that plane, one
  * dst_cache per path. Encapsulations: none (plain IPv6 out of the plane's
  * device), srh (outer IPv6 + SRH type 4 + inner IPv6) and usid (outer IPv6
  * to the uSID container + inner IPv6); the inner header carries the
@@ -62,6 +62,7 @@ struct mrc_skb_cb {
 	u32 ev;
 	u8 plane;
 	bool hs;	/* endpoint (handshake) packet: the handshake plane */
+	u8 tclass;	/* IPv6 traffic class, inner and outer */
 };
 
 static struct mrc_skb_cb *mrc_cb(struct sk_buff *skb)
@@ -234,6 +235,19 @@ static bool mrc_rx_exthdrs_ok(const struct sk_buff *skb,
  * encap_rcv of the namespace's UDP socket. Return 0: the skb is ours
  * (consumed or freed), never handed back to UDP.
  */
+/* The RoCEv2 ICRC over the IPv6 header in front of UDP, UDP and @data. */
+static bool mrc_rx_icrc_ok(const struct ipv6hdr *ip6, const struct udphdr *uh,
+			   const u8 *data, u32 len)
+{
+	struct mrc_icrc_ip6 ip;
+
+	memcpy(ip.saddr, &ip6->saddr, sizeof(ip.saddr));
+	memcpy(ip.daddr, &ip6->daddr, sizeof(ip.daddr));
+	ip.sport = ntohs(uh->source);
+	ip.dport = ntohs(uh->dest);
+	return mrc_pkt_icrc_ok(&ip, data, len);
+}
+
 static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 {
 	struct net *net = sock_net(usk);
@@ -307,11 +321,11 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
 		goto drop;
 	}
-	if (!(flags & MRC_RXF_TRIMMED) && !mrc_pkt_icrc_ok(data, len)) {
+	ip6 = ipv6_hdr(skb);
+	if (!(flags & MRC_RXF_TRIMMED) && !mrc_rx_icrc_ok(ip6, uh, data, len)) {
 		mrc_net_count(mn, MRC_CNT_RX_BAD_ICRC);
 		goto drop;
 	}
-	ip6 = ipv6_hdr(skb);
 	ev = mrc_ev_from_wire(ntohs(uh->source), ntohl(ip6_flowlabel(ip6)));
 	if (INET_ECN_is_ce(ipv6_get_dsfield(ip6)))
 		flags |= MRC_RXF_ECN_CE;
@@ -485,11 +499,17 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	}
 	if (plen)
 		mrc_mb_read(mb, off, buf + hlen, plen);
-	memset(buf + hlen + plen, 0, pad);
-	mrc_pkt_finish(buf, hlen + plen + pad, total);
+	/* The ICRC covers addresses and ports: mrc_xmit_one() writes it. */
+	memset(buf + hlen + plen, 0, pad + MRC_ICRC_LEN);
 	mrc_cb(skb)->ev = ev;
 	mrc_cb(skb)->plane = mrc_ev_plane(ev);
 	mrc_cb(skb)->hs = pkt->bth.dest_qp == MRC_QPN_EP;
+	/*
+	 * Data is ECN-capable (ECT(0)): an AQM marks it instead of dropping
+	 * it, and the receiver's M field and NSCC take the mark. Control
+	 * packets stay Not-ECT, as TCP's pure ACKs do (RFC 3168).
+	 */
+	mrc_cb(skb)->tclass = mrc_op_is_data(pkt->bth.opcode) ? INET_ECN_ECT_0 : 0;
 	return skb;
 err:
 	mrc_net_count(mn, MRC_CNT_TX_ERR);
@@ -572,9 +592,29 @@ static struct dst_entry *mrc_txp_route(struct net *net,
  * Push UDP, IPv6 and (srh, usid) the outer headers in front of the MRC
  * packet at skb->data and send it. Consumes @skb and a reference on @dst.
  */
+/*
+ * Write the ICRC in the last four bytes of the MRC packet at skb->data,
+ * now that the addresses and ports of the IPv6/UDP headers in front of it
+ * are final (RoCEv2: they are covered; under SRv6, the inner ones).
+ */
+static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp)
+{
+	u32 len = skb->len - MRC_ICRC_LEN;
+	struct mrc_icrc_ip6 ip;
+	__le32 crc;
+
+	memcpy(ip.saddr, tp->saddr, sizeof(ip.saddr));
+	memcpy(ip.daddr, tp->daddr, sizeof(ip.daddr));
+	ip.sport = tp->sport;
+	ip.dport = MRC_UDP_PORT;
+	crc = cpu_to_le32(mrc_icrc(&ip, skb->data, len));
+	memcpy(skb->data + len, &crc, sizeof(crc));
+}
+
 static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 			struct dst_entry *dst, const struct mrc_txp *tp)
 {
+	u8 tclass = mrc_cb(skb)->tclass;	/* before IP6CB() takes the cb */
 	bool encap = mrc_txp_encap(tp);
 	int hl = ip6_dst_hoplimit(dst);
 	struct ipv6_sr_hdr *srh;
@@ -585,6 +625,7 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	u8 nh;
 	int len;
 
+	mrc_put_icrc(skb, tp);
 	__skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
@@ -611,7 +652,7 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, 0, flow);
+	ip6_flow_hdr(ip6h, tclass, flow);
 	ip6h->payload_len = htons(len);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = hl;
@@ -639,7 +680,7 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 		ip6h = __skb_push(skb, sizeof(*ip6h));
 		skb_reset_network_header(skb);
 		/* Same flow label outside: the leaves' ECMP hashes it. */
-		ip6_flow_hdr(ip6h, 0, flow);
+		ip6_flow_hdr(ip6h, tclass, flow);
 		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 		ip6h->nexthdr = nh;
 		ip6h->hop_limit = hl;
@@ -829,7 +870,7 @@ void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 	 * The engine gives the EVs of a plane distinct residues modulo
 	 * paths_per_plane (while they are fewer). A multiple of every
 	 * plane's path count, at least the EVs of a plane, makes
-	 * (ev >> 8) % npaths spread them evenly over every plane's paths;
+	 * mrc_ev_entropy(ev) % npaths spread them evenly over every plane's paths;
 	 * the largest path count alone would leave all but the first
 	 * npaths EVs to chance.
 	 */
@@ -871,7 +912,7 @@ static int mrc_mp_xmit(struct net *net, struct mrc_sock *ms,
 	if (pi >= mp->nplanes)
 		goto noroute;
 	mpp = &mp->plane[pi];
-	slot = mpp->first + (hs ? 0 : (ev >> 8) % mpp->npaths);
+	slot = mpp->first + (hs ? 0 : mrc_ev_entropy(ev) % mpp->npaths);
 	mrc_mp_txp(ms, mpp, slot, &tp);
 	tp.sport = mrc_udp_sport(ev);
 	tp.label = mrc_ev_to_flowlabel(ev);
@@ -1041,7 +1082,7 @@ void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
 		kfree_skb(skb);
 		goto err;
 	}
-	tp.sport = MRC_UDP_PORT;
+	tp.sport = mrc_ep_udp_sport(ep->token);
 	tp.daddr = daddr;
 	src = *saddr;
 	tp.saddr = &src;
@@ -1087,6 +1128,19 @@ err:
 	mrc_net_count(mn, MRC_CNT_TX_ERR);
 }
 
+/*
+ * Engine plane @i of @ms is up when our port of it is up and the peer did
+ * not announce its own down; connection lock held, engine running.
+ */
+static void mrc_mp_plane_apply(struct mrc_sock *ms, u32 i, u64 now)
+{
+	bool up = READ_ONCE(ms->mp->plane[i].up) &&
+		  !(ms->peer_planes_down & BIT(i));
+
+	lockdep_assert_held(&ms->lock);
+	mrc_conn_set_plane_up(ms->conn, now, i, up);
+}
+
 /**
  * mrc_conn_plane_state() - a configured plane went up or down
  * @net: namespace of the plane
@@ -1095,8 +1149,11 @@ err:
  *
  * Every connection whose snapshot uses the plane records the state and,
  * when established, tells its engine (mrc_conn_set_plane_up(): down masks
- * the plane's EVs and moves its packets in flight to the other planes).
- * Connections created later read the state at set-up.
+ * the plane's EVs and moves its packets in flight to the other planes) and
+ * its peer (an ERTH port-status update, mrc_conn_send_port_status()), so
+ * that the peer stops sending into the dead port at once instead of
+ * finding out by timeouts. Connections created later read the state at
+ * set-up.
  *
  * Context: process context, from the configuration store with its mutex
  * held (netdevice notifier: RTNL too); takes each connection lock in turn
@@ -1129,7 +1186,9 @@ void mrc_conn_plane_state(struct net *net, u32 id, bool up)
 			    ms->state != MRC_ST_ESTABLISHED)
 				break;
 			now = mrc_now();
-			mrc_conn_set_plane_up(ms->conn, now, i, up);
+			mrc_mp_plane_apply(ms, i, now);
+			/* Tell the peer at once: it stops using the plane. */
+			mrc_conn_send_port_status(ms, &q);
 			mrc_conn_drain(ms, now, &q);
 			break;
 		}
@@ -1138,4 +1197,60 @@ void mrc_conn_plane_state(struct net *net, u32 id, bool up)
 		sock_put(&ms->sk);
 	}
 	rcu_read_unlock();
+}
+
+/**
+ * mrc_conn_peer_ports() - a peer announced the state of its NIC ports
+ * @net: namespace
+ * @saddr: the peer's address (the inner source of the ERTH)
+ * @mask: bit n set = its port of plane n is up (MRC 1.0 PORT_STATUS_UPDATE)
+ *
+ * Softirq, RCU. Every established connection to @saddr on a configured
+ * route takes each of its planes whose id is not in @mask out of use at
+ * once (in-flight packets on it are retransmitted elsewhere, no timeout is
+ * spent finding out), and back when the bit returns. Plane ids of 32 and
+ * above cannot be announced and are left alone. Our own port state is
+ * never overridden. A forged update (the source address is all that
+ * identifies the peer, as for any unauthenticated fabric protocol) can
+ * take planes out of use, which dropping the peer's traffic could as well;
+ * the connection then runs on the others or times out as it would.
+ */
+void mrc_conn_peer_ports(struct net *net, const struct in6_addr *saddr,
+			 u32 mask)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct sk_buff_head q;
+	struct mrc_sock *ms;
+	u32 i, down;
+	bool seen = false;
+	int bkt;
+	u64 now;
+
+	hash_for_each_rcu(mn->qpn_hash, bkt, ms, qpn_node) {
+		if (!ms->mp ||
+		    !ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr) ||
+		    !refcount_inc_not_zero(&ms->sk.sk_refcnt))
+			continue;
+		seen = true;
+		__skb_queue_head_init(&q);
+		spin_lock(&ms->lock);
+		if (!ms->dead && ms->conn && ms->state == MRC_ST_ESTABLISHED) {
+			down = 0;
+			for (i = 0; i < ms->mp->nplanes; i++)
+				if (ms->mp->plane[i].id < 32 &&
+				    !(mask & BIT(ms->mp->plane[i].id)))
+					down |= BIT(i);
+			if (down != ms->peer_planes_down) {
+				ms->peer_planes_down = down;
+				now = mrc_now();
+				for (i = 0; i < ms->mp->nplanes; i++)
+					mrc_mp_plane_apply(ms, i, now);
+				mrc_conn_drain(ms, now, &q);
+			}
+		}
+		spin_unlock(&ms->lock);
+		mrc_xmit_queue(net, ms, &q);
+		sock_put(&ms->sk);
+	}
+	mrc_net_count(mn, seen ? MRC_CNT_RX_PORT_STATUS : MRC_CNT_RX_STALE);
 }

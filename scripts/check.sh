@@ -7,9 +7,12 @@
 #      fuzz smoke runs, uapi layout tests;
 #   3. the kselftest collection inside the QEMU guest, KTAP streamed; a kernel
 #      splat, a panic or a hang fails the run whatever the tests said;
-#   4. the bench smoke: every make bench scenario once at a tiny size, its
+#   4. the wire capture the VM run left (mrc_wire_capture.sh), decoded on
+#      the host by tshark with tools/wireshark/mrc.lua and judged by
+#      tools/wireshark/mrc_capture_check.py;
+#   5. the bench smoke: every make bench scenario once at a tiny size, its
 #      results.json validated against the documented schema (not the figures);
-#   5. the rig self-check: deliberately broken runs must each fail.
+#   6. the rig self-check: deliberately broken runs must each fail.
 # Ends with one line "N passed, N failed[, N skipped]"; exit status 1 if any
 # failed.
 set -uo pipefail
@@ -53,6 +56,19 @@ if ((vmrc != 0 && kf == 0)); then
 	kf=1
 fi
 tally "VM selftests" "$kp" "$kf" "$ks"
+
+echo "== wire capture"
+# mrc_wire_capture.sh (in the VM run above) left a capture of the fabric;
+# decode it with tshark and our dissector here, where tshark runs.
+cap=build/captures/mrc_wire_capture.pcap
+sender=$(sed -n 's/^sender //p' "$cap.meta" 2>/dev/null)
+if [ -s "$cap" ] && [ -n "$sender" ] &&
+	python3 tools/wireshark/mrc_capture_check.py --min 500 --sender "$sender" \
+		--need data,sack,nack,probe,erth,eeth "$cap"; then
+	tally "wire capture" 1 0 0
+else
+	tally "wire capture" 0 1 0
+fi
 
 echo "== bench smoke"
 if bash scripts/bench.sh --smoke >build/bench-smoke.log 2>&1; then

@@ -27,6 +27,8 @@ packages=(
 	libnl-3-dev libnl-genl-3-dev libbpf-dev bpftool zlib1g-dev
 	# bench report, netlink spec check (YNL schemas of linux-source-6.12)
 	python3 python3-jsonschema python3-yaml linux-source-6.12
+	# wire: the capture test decodes with tshark and tools/wireshark/mrc.lua
+	tshark
 )
 
 missing=()

@@ -39,7 +39,6 @@ void mrc_conn_cfg_init(struct mrc_conn_cfg *cfg, u8 n_planes)
 	cfg->ev_per_plane = (u16)per;
 	cfg->ev_active_per_plane = (u16)act;
 	cfg->ev_min_active = (u16)(total / 8 > 2 ? total / 8 : (total < 2 ? total : 2));
-	cfg->ev_always_skip_rounds = 4;
 	cfg->probe_interval_ns = 1000000;
 	cfg->probe_max_interval_ns = 64000000;
 	cfg->mtu = 4096;
@@ -82,7 +81,7 @@ int mrc_conn_cfg_check(const struct mrc_conn_cfg *cfg)
 	    cfg->ev_active_per_plane > cfg->ev_per_plane ||
 	    !cfg->ev_min_active ||
 	    cfg->ev_min_active > (u32)cfg->ev_active_per_plane * cfg->n_planes ||
-	    !cfg->ev_always_skip_rounds || (cfg->plane_up_mask & ~planes_mask) ||
+	    (cfg->plane_up_mask & ~planes_mask) ||
 	    cfg->paths_per_plane > (1u << 24) ||
 	    !cfg->probe_interval_ns ||
 	    cfg->probe_max_interval_ns < cfg->probe_interval_ns)

@@ -61,12 +61,37 @@ extern "C" {
 #define MRC_RTO_EXP_MAX		24
 #define MRC_NO_DEADLINE		(~(u64)0)
 
-/* EV value layout. */
-#define MRC_EV_PLANE_MASK	0xffu
-#define MRC_EV_ENTROPY_SHIFT	8
+/*
+ * EV value layout (ours: MRC 1.0 leaves the EV opaque to the network):
+ * bits 31-24 the plane index, bits 23-0 the entropy. On the wire EV bits
+ * 15-0 are the UDP source port and bits 31-16 the low 16 bits of the flow
+ * label (mrc_wire.h), so all sixteen source-port bits vary, which is what
+ * every ECMP hash sees first, and the plane rides in the flow label. The
+ * generator (mrc_ev.c) never makes an EV whose source port is below 1024
+ * or MRC_UDP_PORT (mrc_ev_sport_ok()).
+ */
+#define MRC_EV_PLANE_SHIFT	24
+#define MRC_EV_ENTROPY_MASK	0xffffffu
+
 static inline u8 mrc_ev_plane(u32 ev)
 {
-	return (u8)(ev & MRC_EV_PLANE_MASK);
+	return (u8)(ev >> MRC_EV_PLANE_SHIFT);
+}
+
+static inline u32 mrc_ev_entropy(u32 ev)
+{
+	return ev & MRC_EV_ENTROPY_MASK;
+}
+
+static inline u32 mrc_ev_make(u8 plane, u32 entropy)
+{
+	return (u32)plane << MRC_EV_PLANE_SHIFT | (entropy & MRC_EV_ENTROPY_MASK);
+}
+
+/* May an EV with this UDP source port go on the wire? */
+static inline bool mrc_ev_sport_ok(u16 sport)
+{
+	return sport >= 1024 && sport != MRC_UDP_PORT;
 }
 
 /**
@@ -157,7 +182,6 @@ struct mrc_cc_profile {
  * @ev_active_per_plane: of these, how many start in the active rotation;
  *	the rest are backups of the same plane (>= 1, <= ev_per_plane)
  * @ev_min_active: floor of usable active EVs (see mrc.rst) (>= 1)
- * @ev_always_skip_rounds: rotations an ALWAYS_SKIP-marked EV sits out (>= 1)
  * @ev_reshuffle_pkts: re-randomise the rotation after this many picks even
  *	if it did not wrap (0: only at each full rotation)
  * @paths_per_plane: paths the host has per plane (0: unknown). When known,
@@ -209,7 +233,6 @@ struct mrc_conn_cfg {
 	u16 ev_per_plane;
 	u16 ev_active_per_plane;
 	u16 ev_min_active;
-	u8 ev_always_skip_rounds;
 	u32 ev_reshuffle_pkts;
 	u32 paths_per_plane;
 	u64 probe_interval_ns;
@@ -246,10 +269,10 @@ struct mrc_conn_cfg {
 /**
  * enum mrc_ev_state - health of one entropy value (path).
  * @MRC_EV_GOOD: usable
- * @MRC_EV_SKIP: congested (ECN SKIP/ALWAYS_SKIP, NACK TRIMMED): passed over
- *	by the rotation for one (or ev_always_skip_rounds) rotations
- * @MRC_EV_ASSUMED_BAD: silent loss: out of the rotation until a probe on it
- *	is answered
+ * @MRC_EV_SKIP: congested (ECN SKIP_ONCE, NACK TRIMMED): passed over by
+ *	the rotation for one rotation
+ * @MRC_EV_ASSUMED_BAD: silent loss, or the receiver's ALWAYS_SKIP: out of
+ *	the rotation until a probe on it is answered
  * @MRC_EV_DENIED: administratively excluded
  */
 enum mrc_ev_state {
@@ -261,7 +284,7 @@ enum mrc_ev_state {
 
 /**
  * enum mrc_ev_cause - why an EV event happened.
- * @MRC_EVC_ECN: ECN summary SKIP_ONCE/ALWAYS_SKIP in a SACK
+ * @MRC_EVC_ECN: M field SKIP_ONCE (-> SKIP) or ALWAYS_SKIP (-> ASSUMED_BAD)
  * @MRC_EVC_TRIM: NACK TRIMMED
  * @MRC_EVC_SKIP_DONE: the rotation passed a SKIP EV enough times
  * @MRC_EVC_TIMEOUT: a packet on this EV timed out

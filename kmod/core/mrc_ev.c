@@ -18,6 +18,8 @@
 #define MRC_EV_PROBE_BACKOFF_MAX 20
 #define MRC_EV_GEN_TRIES	16
 #define MRC_EV_ENTROPY_SPACE	0x1000000u	/* 24 bits */
+/* Deterministic steps of gen_value(): see there. */
+#define MRC_EV_GEN_STEPS	(2 * MRC_EV_MAX + 1026)
 
 static u32 ev_hash(const struct mrc_ev_mgr *m, u32 value)
 {
@@ -302,7 +304,7 @@ static u32 gen_path(struct mrc_ev_mgr *m, u16 first, u16 j, u32 k_paths)
 			path = (path + 1) % k_paths;
 		dup = false;
 		for (i = 0; i < j && !dup; i++) {
-			e = m->ev[first + i].value >> MRC_EV_ENTROPY_SHIFT;
+			e = mrc_ev_entropy(m->ev[first + i].value);
 			dup = e % k_paths == path;
 		}
 		if (!dup)
@@ -312,17 +314,24 @@ static u32 gen_path(struct mrc_ev_mgr *m, u16 first, u16 j, u32 k_paths)
 }
 
 /*
- * An EV value of @plane on @path not in the table yet: random tries, then
- * MRC_EV_MAX + 1 distinct deterministic steps, one of which must be free
- * (at most MRC_EV_MAX values exist; with k_paths >= 1024 the paths of a
- * plane are all distinct and no collision is possible at all).
+ * An EV value of @plane on @path not in the table yet and whose source
+ * port is allowed (mrc_ev_sport_ok()): random tries, then deterministic
+ * steps of k_paths (which keep the path). The steps cycle the source port
+ * through 65536 / gcd(k_paths, 65536) values, of which at most two are
+ * forbidden (one below 1024, MRC_UDP_PORT), so unless k_paths is a multiple
+ * of 65536 at most half the steps are forbidden, at most MRC_EV_MAX values
+ * are taken, and MRC_EV_GEN_STEPS steps always find a good one. A path
+ * count that pins the port (simulator configurations only: the kernel's
+ * is at most MRC_EV_MAX) can force a forbidden port; the value is still
+ * unique.
  */
 static u32 gen_value(struct mrc_ev_mgr *m, u8 plane, u32 path, u32 k_paths)
 {
 	u32 step = k_paths ? k_paths : 1;
-	u32 ent = 0, v = 0, tries;
+	u32 ent = 0, v = 0, spare = 0, tries;
+	bool have_spare = false;
 
-	for (tries = 0; tries < MRC_EV_GEN_TRIES + MRC_EV_MAX + 1; tries++) {
+	for (tries = 0; tries < MRC_EV_GEN_TRIES + MRC_EV_GEN_STEPS; tries++) {
 		if (tries < MRC_EV_GEN_TRIES) {
 			if (k_paths)
 				ent = path + k_paths *
@@ -332,11 +341,17 @@ static u32 gen_value(struct mrc_ev_mgr *m, u8 plane, u32 path, u32 k_paths)
 		} else {
 			ent += step;
 		}
-		v = (ent & (MRC_EV_ENTROPY_SPACE - 1)) << MRC_EV_ENTROPY_SHIFT | plane;
-		if (mrc_ev_find(m, v) < 0)
-			break;
+		v = mrc_ev_make(plane, ent);
+		if (mrc_ev_find(m, v) >= 0)
+			continue;
+		if (mrc_ev_sport_ok(mrc_ev_to_udp_sport(v)))
+			return v;
+		if (!have_spare) {
+			spare = v;
+			have_spare = true;
+		}
 	}
-	return v;
+	return have_spare ? spare : v;
 }
 
 static void gen_values(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg)
@@ -383,7 +398,6 @@ int mrc_ev_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
 	m->n_ev = (u16)n;
 	m->n_planes = cfg->n_planes;
 	m->min_active = cfg->ev_min_active;
-	m->always_skip_rounds = cfg->ev_always_skip_rounds;
 	m->plane_up = cfg->plane_up_mask;
 	m->room = ~0u;
 	m->reshuffle_pkts = cfg->ev_reshuffle_pkts;
@@ -508,16 +522,39 @@ static void ev_skip(struct mrc_ev_mgr *m, u64 now, int idx, u8 rounds,
 		ev_set_state(m, now, idx, MRC_EV_SKIP, cause);
 }
 
+/*
+ * GOOD/SKIP -> ASSUMED_BAD, replaced in the rotation by a backup of the
+ * same plane, subject to the ev_min_active floor (see ev_demote()), and
+ * probed from probe_interval_ns on.
+ */
+static void ev_assume_bad(struct mrc_ev_mgr *m, u64 now, int idx, u8 cause)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	if (e->state != MRC_EV_GOOD && e->state != MRC_EV_SKIP)
+		return;
+	if (!ev_demote(m, now, idx, MRC_EV_ASSUMED_BAD, cause, true))
+		return;
+	e->probe_backoff = 0;
+	e->probe_sent_ns = 0;
+	e->next_probe_ns = now + m->probe_interval_ns;
+	if (e->next_probe_ns < m->probe_deadline &&
+	    ((m->plane_up >> e->plane) & 1u))
+		m->probe_deadline = e->next_probe_ns;
+}
+
 /**
  * mrc_ev_on_sack() - a SACK echoed this EV.
  * @m: manager
  * @now: current time
  * @idx: EV index
- * @ecn: enum mrc_ecn_summary of the SACK
+ * @ecn: enum mrc_ecn_summary of the SACK (its M field)
  *
- * SKIP_ONCE makes a GOOD EV SKIP for one rotation pass, ALWAYS_SKIP for
- * always_skip_rounds passes. A SACK never revives an ASSUMED_BAD EV (it may
- * acknowledge a packet sent before the EV failed); only a probe does.
+ * SKIP_ONCE makes a GOOD EV SKIP for one rotation pass. ALWAYS_SKIP is the
+ * receiver's verdict that the path is bad: as in the public description of
+ * MRC 1.0 the EV becomes ASSUMED_BAD (out of the rotation, probed back). A
+ * SACK never revives an ASSUMED_BAD EV (it may acknowledge a packet sent
+ * before the EV failed); only a probe does.
  */
 void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn)
 {
@@ -527,8 +564,10 @@ void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn)
 	if (ecn == MRC_ECN_NONE)
 		return;
 	e->cnt.ecn++;
-	ev_skip(m, now, idx, ecn == MRC_ECN_ALWAYS_SKIP ?
-		m->always_skip_rounds : 1, MRC_EVC_ECN);
+	if (ecn == MRC_ECN_ALWAYS_SKIP)
+		ev_assume_bad(m, now, idx, MRC_EVC_ECN);
+	else
+		ev_skip(m, now, idx, 1, MRC_EVC_ECN);
 }
 
 /**
@@ -563,19 +602,8 @@ void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason)
  */
 void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx)
 {
-	struct mrc_ev_entry *e = &m->ev[idx];
-
-	e->cnt.timeouts++;
-	if (e->state != MRC_EV_GOOD && e->state != MRC_EV_SKIP)
-		return;
-	if (!ev_demote(m, now, idx, MRC_EV_ASSUMED_BAD, MRC_EVC_TIMEOUT, true))
-		return;
-	e->probe_backoff = 0;
-	e->probe_sent_ns = 0;
-	e->next_probe_ns = now + m->probe_interval_ns;
-	if (e->next_probe_ns < m->probe_deadline &&
-	    ((m->plane_up >> e->plane) & 1u))
-		m->probe_deadline = e->next_probe_ns;
+	m->ev[idx].cnt.timeouts++;
+	ev_assume_bad(m, now, idx, MRC_EVC_TIMEOUT);
 }
 
 /**

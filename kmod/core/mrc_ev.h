@@ -68,7 +68,6 @@ struct mrc_ev_plane {
  * @cursor: next rotation position to consider
  * @min_active: ev_min_active floor
  * @n_planes: planes
- * @always_skip_rounds: passes an ALWAYS_SKIP mark lasts
  * @plane_up: bit p: plane p's port is up
  * @room: bit p: the host has transmit room on plane p
  * @reshuffle_pkts: picks between forced reshuffles (0: off)
@@ -93,7 +92,6 @@ struct mrc_ev_mgr {
 	u16 cursor;
 	u16 min_active;
 	u8 n_planes;
-	u8 always_skip_rounds;
 	u32 plane_up;
 	u32 room;
 	u32 reshuffle_pkts;

@@ -247,6 +247,7 @@ static void req_emit(struct mrc_conn *c, u64 now, u32 psn, int ev_idx,
 	k->meth.msn = m->msn;
 	k->meth.rqmsn = r->msgs[r->msg_head].msn;
 	k->tseth.tx_ts = mrc_ts16(now);
+	k->tseth.ftype = MRC_TS_FTYPE;
 	k->reth.va = p->offset;
 	k->reth.rkey = c->cfg.rkey;
 	k->reth.dma_len = m->len;
@@ -287,12 +288,12 @@ static int req_send_probe(struct mrc_conn *c, u64 now, int idx,
 	k->bth.tver = MRC_TVER;
 	k->bth.pkey = c->cfg.pkey;
 	k->bth.dest_qp = c->cfg.peer_qpn;
-	k->bth.psn = c->req.snd_nxt;	/* carried, not consumed */
+	k->bth.psn = 0;		/* reserved in a probe */
 	k->probe.probe_id = (u16)idx;
 	k->probe.src_conn = c->cfg.local_conn_id;
 	k->probe.dst_conn = c->cfg.peer_conn_id;
 	k->probe.tx_ts = mrc_ts16(now);
-	k->probe.ev = d->ev;
+	k->probe.ftype = MRC_TS_FTYPE;
 	mrc_ev_probe_sent(&c->evm, now, idx);
 	c->st.tx_probes++;
 	mrc_memset(&ev, 0, sizeof(ev));
@@ -337,7 +338,15 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 			r->rtxq_count--;
 			continue;
 		}
-		if (!req_cwnd_ok(c, p->len))
+		/*
+		 * In receiver-not-ready mode the window is full of held packets
+		 * that the receiver refused and that are not in the network;
+		 * a lost packet of an earlier message must not wait for room
+		 * behind them: the receiver frees nothing until that message
+		 * is complete, and the probe is refused until then (a
+		 * deadlock a silent path failure during a stall produced).
+		 */
+		if (!r->rnr && !req_cwnd_ok(c, p->len))
 			return MRC_E_AGAIN;
 		/* A fresh EV: never the one the packet was lost on. */
 		ev = mrc_ev_pick(&c->evm, now, p->ev_idx);
@@ -679,6 +688,15 @@ static void req_rnr_next(struct mrc_conn *c)
 	req_mark_lost(r, r->rnr_probe_psn, MRC_RTX_NACK);
 }
 
+/* A refused packet that stops being the probe waits for req_rnr_next(). */
+static void req_rnr_hold(struct mrc_req *r, u32 psn)
+{
+	struct mrc_tx_pkt *p = txp(r, psn);
+
+	if (req_in_flight(r, psn) && p->state == MRC_TXP_SENT && p->nack_wait)
+		p->deadline_ns = MRC_NO_DEADLINE;
+}
+
 /* After a SACK: did the probe get in? */
 static void req_rnr_check(struct mrc_conn *c)
 {
@@ -738,7 +756,7 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 		acked += req_ack_one(c, now, r->snd_una, true, s);
 		r->snd_una = mrc_psn_add(r->snd_una, 1);
 	}
-	base = mrc_psn_add(cack, s->sack_offset);
+	base = mrc_sack_bitmap_base(s);
 	for (i = 0; i < MRC_SACK_BITS; i++) {
 		if (!((s->bitmap >> i) & 1))
 			continue;
@@ -756,7 +774,7 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 	if (idx < 0) {
 		c->st.rx_stale++;
 	} else if (s->pr) {
-		if (idx == s->ack_psn_off) {
+		if (idx == (u16)s->ack_psn_off) {
 			mrc_memset(&e, 0, sizeof(e));
 			e.type = MRC_EVT_PROBE_ANSWERED;
 			e.time_ns = now;
@@ -764,6 +782,9 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 			e.u.probe.probe_id = (u16)idx;
 			e.u.probe.rtt_ns = mrc_ev_probe_answered(&c->evm, now, idx);
 			mrc_evq_push(&c->evq, &e);
+			/* The answer's M still judges the probed path. */
+			if (s->ecn != MRC_ECN_NONE)
+				mrc_ev_on_sack(&c->evm, now, idx, s->ecn);
 		} else {
 			c->st.rx_stale++;
 		}
@@ -815,7 +836,6 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 	}
 	c->st.rx_nacks++;
 	r->heard_ns = now;
-	req_update_wnd(c, n->mpr);
 	if (n->reason == MRC_NACK_UNEXP_EVENT) {
 		/*
 		 * Fatal, so a blind attacker must not be able to forge it with
@@ -866,6 +886,17 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 			/* The probe was refused again: wait twice as long. */
 			if (r->rnr_backoff < c->cfg.rto_max_backoff)
 				r->rnr_backoff++;
+		} else if (mrc_psn_before(psn, r->rnr_probe_psn)) {
+			/*
+			 * NACKs travel different paths and arrive out of
+			 * order, but the receiver admits messages in MSN
+			 * order: the oldest refused packet must be the probe,
+			 * or a probe of a later message is refused forever
+			 * while the earlier one is held.
+			 */
+			req_rnr_hold(r, r->rnr_probe_psn);
+			r->rnr_probe_psn = psn;
+			r->rnr_probe_slot = p->msg_slot;
 		} else {
 			/* Held until the probe gets in (req_rnr_next()). */
 			p->deadline_ns = MRC_NO_DEADLINE;

@@ -338,7 +338,7 @@ int mrc_resp_on_data(struct mrc_conn *c, u64 now, const struct mrc_pkt *pkt,
  * @c: connection
  * @now: current time
  * @pkt: decoded probe
- * @rx_ev: EV it arrived with (the answer echoes pkt->probe.ev)
+ * @rx_ev: EV it arrived with (the EV it probes; the answer echoes it)
  * @rx_flags: MRC_RXF_*
  *
  * Return: MRC_RX_CONSUMED or MRC_E_STALE (other connection).
@@ -349,7 +349,6 @@ int mrc_resp_on_probe(struct mrc_conn *c, u64 now, const struct mrc_pkt *pkt,
 	struct mrc_ctl_item it;
 
 	(void)now;
-	(void)rx_ev;
 	if (pkt->probe.dst_conn != c->cfg.local_conn_id) {
 		c->st.rx_stale++;
 		return MRC_E_STALE;
@@ -358,7 +357,7 @@ int mrc_resp_on_probe(struct mrc_conn *c, u64 now, const struct mrc_pkt *pkt,
 	mrc_memset(&it, 0, sizeof(it));
 	it.kind = MRC_TX_SACK;
 	it.probe_id = pkt->probe.probe_id;
-	it.ev = pkt->probe.ev;
+	it.ev = rx_ev;
 	it.ts = pkt->probe.tx_ts;
 	it.ecn = (rx_flags & MRC_RXF_ECN_CE) ? MRC_ECN_SKIP_ONCE : MRC_ECN_NONE;
 	resp_ctl_push(c, &it);
@@ -405,10 +404,10 @@ static void resp_fill_sack(struct mrc_conn *c, u64 now, u32 base, u32 trig,
 	k->ecn = ecn;
 	k->pr = pr;
 	if (pr) {
-		k->ack_psn_off = probe_id;
+		k->ack_psn_off = (s16)probe_id;
 	} else {
 		off = mrc_psn_diff(trig, s->cack);
-		k->ack_psn_off = (off >= -32768 && off <= 32767) ? (u16)off : 0;
+		k->ack_psn_off = (off >= -32768 && off <= 32767) ? (s16)off : 0;
 	}
 	k->ev = ev;
 	k->src_conn = c->cfg.local_conn_id;
@@ -418,7 +417,7 @@ static void resp_fill_sack(struct mrc_conn *c, u64 now, u32 base, u32 trig,
 	k->mpr = (u8)(s->mpr / MRC_MPR_UNIT);
 	if (mrc_psn_diff(base, s->cack) < 1)
 		base = mrc_psn_add(s->cack, 1);
-	k->sack_offset = (u16)mrc_psn_diff(base, s->cack);
+	k->sack_offset = (s16)mrc_psn_diff(base, s->cack);
 	for (i = 0; i < MRC_SACK_BITS; i++) {
 		psn = mrc_psn_add(base, i);
 		if (mrc_psn_diff(psn, s->cack) < (s32)s->mpr && bm_test(s, psn))
@@ -470,7 +469,6 @@ int mrc_resp_poll_tx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 		n->dst_conn = c->cfg.peer_conn_id;
 		n->nack_psn = it.psn;
 		n->cc_type = c->cfg.cc_algo & 0xf;
-		n->mpr = (u8)(s->mpr / MRC_MPR_UNIT);
 		c->st.tx_nacks++;
 		return MRC_OK;
 	}

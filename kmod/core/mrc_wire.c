@@ -208,19 +208,31 @@ const char *mrc_wire_strerror(int err)
 
 /* ---- ICRC ---- */
 
+static inline void put_le32(u8 *p, u32 v)
+{
+	p[0] = (u8)v;
+	p[1] = (u8)(v >> 8);
+	p[2] = (u8)(v >> 16);
+	p[3] = (u8)(v >> 24);
+}
+
+static inline u32 get_le32(const u8 *p)
+{
+	return ((u32)p[3] << 24) | ((u32)p[2] << 16) | ((u32)p[1] << 8) | p[0];
+}
+
 /**
- * mrc_icrc_update() - feed bytes into a running ICRC.
- * @state: mrc_icrc_begin() or a previous mrc_icrc_update() result
+ * mrc_icrc_update() - feed bytes into a running CRC.
+ * @state: a CRC state (MRC_ICRC_LRH_STATE, mrc_icrc_seed(), ...)
  * @p: bytes (may be NULL when @len is 0)
  * @len: number of bytes
  *
- * Lets a host compute the ICRC over scattered buffers (skb frags). The
- * CRC itself is the platform's (mrc_platform.h): the kernel's crc32_le()
- * (slice-by-8, or the architecture's folding code) in mrc.ko, zlib's in
- * userspace. A byte-wise table here cost 2.4 ns per byte, ten times a
- * slice-by-8 CRC and the largest single cost of a data packet.
+ * The CRC itself is the platform's (mrc_platform.h): the kernel's
+ * crc32_le() (slice-by-8, or the architecture's folding code) in mrc.ko,
+ * zlib's in userspace. A byte-wise table here cost 2.4 ns per byte, ten
+ * times a slice-by-8 CRC and the largest single cost of a data packet.
  *
- * Return: the new running state; finish with mrc_icrc_end().
+ * Return: the new running state.
  */
 u32 mrc_icrc_update(u32 state, const u8 *p, u32 len)
 {
@@ -230,19 +242,75 @@ u32 mrc_icrc_update(u32 state, const u8 *p, u32 len)
 }
 
 /**
- * mrc_icrc() - ICRC of a contiguous buffer.
+ * mrc_icrc_seed() - CRC state after the masked LRH, IPv6 and UDP headers.
+ * @ip: addresses and ports of the packet, or NULL where no IP carries it
+ *	(the simulator, unit tests): then only the masked LRH is covered
+ * @len: bytes of the MRC packet, BTH to the end of the ICRC (the UDP
+ *	payload)
+ *
+ * Return: the state to continue with mrc_icrc_body().
+ */
+u32 mrc_icrc_seed(const struct mrc_icrc_ip6 *ip, u32 len)
+{
+	u8 h[40 + 8];
+	u32 ulen = len + 8;
+
+	if (!ip)
+		return MRC_ICRC_LRH_STATE;
+	/* IPv6: version 6, traffic class and flow label all ones */
+	h[0] = 0x6f;
+	h[1] = 0xff;
+	h[2] = 0xff;
+	h[3] = 0xff;
+	put_be16(h + 4, (u16)ulen);
+	h[6] = 17;	/* UDP */
+	h[7] = 0xff;	/* hop limit */
+	mrc_memcpy(h + 8, ip->saddr, 16);
+	mrc_memcpy(h + 24, ip->daddr, 16);
+	put_be16(h + 40, ip->sport);
+	put_be16(h + 42, ip->dport);
+	put_be16(h + 44, (u16)ulen);
+	h[46] = 0xff;	/* UDP checksum */
+	h[47] = 0xff;
+	return mrc_icrc_update(MRC_ICRC_LRH_STATE, h, sizeof(h));
+}
+
+/**
+ * mrc_icrc_body() - finish an ICRC over the MRC bytes.
+ * @seed: mrc_icrc_seed()
+ * @p: bytes from the BTH to the end of the pad (at least MRC_BTH_LEN)
+ * @len: number of bytes
+ *
+ * Return: the ICRC value (to be stored least significant byte first).
+ */
+u32 mrc_icrc_body(u32 seed, const u8 *p, u32 len)
+{
+	u8 bth[MRC_BTH_LEN];
+	u32 n = len < MRC_BTH_LEN ? len : MRC_BTH_LEN;
+
+	mrc_memcpy(bth, p, n);
+	if (n > 4)
+		bth[4] = 0xff;	/* resv8a is masked */
+	seed = mrc_icrc_update(seed, bth, n);
+	return ~mrc_icrc_update(seed, p + n, len - n);
+}
+
+/**
+ * mrc_icrc() - ICRC of a contiguous packet.
+ * @ip: addresses and ports, or NULL (see mrc_icrc_seed())
  * @p: bytes from the BTH to the end of the pad
  * @len: number of bytes
  *
- * Return: CRC-32 (IEEE 802.3) of the bytes; "123456789" gives 0xcbf43926.
+ * Return: the ICRC value.
  */
-u32 mrc_icrc(const u8 *p, u32 len)
+u32 mrc_icrc(const struct mrc_icrc_ip6 *ip, const u8 *p, u32 len)
 {
-	return mrc_icrc_end(mrc_icrc_update(mrc_icrc_begin(), p, len));
+	return mrc_icrc_body(mrc_icrc_seed(ip, len + MRC_ICRC_LEN), p, len);
 }
 
 /**
  * mrc_pkt_icrc_ok() - does a whole packet end with its own ICRC?
+ * @ip: addresses and ports it arrived with, or NULL (see mrc_icrc_seed())
  * @buf: UDP payload, from the BTH to the end of the ICRC
  * @len: bytes at @buf (at least MRC_ICRC_LEN)
  *
@@ -250,12 +318,12 @@ u32 mrc_icrc(const u8 *p, u32 len)
  *
  * Return: true if the last four bytes are the ICRC of the ones before.
  */
-bool mrc_pkt_icrc_ok(const u8 *buf, u32 len)
+bool mrc_pkt_icrc_ok(const struct mrc_icrc_ip6 *ip, const u8 *buf, u32 len)
 {
 	if (len < MRC_ICRC_LEN)
 		return false;
-	return mrc_icrc(buf, len - MRC_ICRC_LEN) ==
-	       get_be32(buf + len - MRC_ICRC_LEN);
+	return mrc_icrc(ip, buf, len - MRC_ICRC_LEN) ==
+	       get_le32(buf + len - MRC_ICRC_LEN);
 }
 
 /* ---- BTH ---- */
@@ -333,6 +401,14 @@ int mrc_bth_decode(const u8 *buf, u32 len, struct mrc_bth *h)
 
 /* ---- METH, TSETH, RETH, ImmDt, AETH ---- */
 
+/*
+ * Bytes 2-3 of TSETH, and 14-15 of PETH and ERTH: tsr (bit 15), eleven
+ * reserved bits, the timestamp format type (bits 3-0).
+ */
+#define TS_TSR		0x8000u
+#define TS_RESV		0x7ff0u
+#define TS_FTYPE	0x000fu
+
 /**
  * mrc_meth_encode() - write a METH.
  * @h: header
@@ -373,14 +449,16 @@ int mrc_meth_decode(const u8 *buf, u32 len, struct mrc_meth *h)
  * @buf: output
  * @cap: bytes available
  *
- * Return: MRC_TSETH_LEN or -ENOSPC.
+ * Return: MRC_TSETH_LEN, -ERANGE or -ENOSPC.
  */
 int mrc_tseth_encode(const struct mrc_tseth *h, u8 *buf, u32 cap)
 {
+	if (h->ftype > TS_FTYPE)
+		return MRC_WIRE_ERANGE;
 	if (cap < MRC_TSETH_LEN)
 		return MRC_WIRE_ENOSPC;
 	put_be16(buf, h->tx_ts);
-	put_be16(buf + 2, h->flags);
+	put_be16(buf + 2, (u16)((h->tsr ? TS_TSR : 0) | h->ftype));
 	return MRC_TSETH_LEN;
 }
 
@@ -390,14 +468,20 @@ int mrc_tseth_encode(const struct mrc_tseth *h, u8 *buf, u32 cap)
  * @len: bytes available
  * @h: output
  *
- * Return: MRC_TSETH_LEN or -ETRUNC.
+ * Return: MRC_TSETH_LEN, -ETRUNC or -ERESV.
  */
 int mrc_tseth_decode(const u8 *buf, u32 len, struct mrc_tseth *h)
 {
+	u16 w;
+
 	if (len < MRC_TSETH_LEN)
 		return MRC_WIRE_ETRUNC;
+	w = get_be16(buf + 2);
+	if (w & TS_RESV)
+		return MRC_WIRE_ERESV;
 	h->tx_ts = get_be16(buf);
-	h->flags = get_be16(buf + 2);
+	h->tsr = !!(w & TS_TSR);
+	h->ftype = w & TS_FTYPE;
 	return MRC_TSETH_LEN;
 }
 
@@ -479,15 +563,16 @@ int mrc_imm_decode(const u8 *buf, u32 len, u32 *imm)
  * @buf: output
  * @cap: bytes available
  *
- * Return: MRC_AETH_LEN or -ENOSPC.
+ * Return: MRC_AETH_LEN, -ERANGE or -ENOSPC.
  */
 int mrc_aeth_encode(const struct mrc_aeth *h, u8 *buf, u32 cap)
 {
+	if (h->msn > 0xffffffu)
+		return MRC_WIRE_ERANGE;
 	if (cap < MRC_AETH_LEN)
 		return MRC_WIRE_ENOSPC;
 	buf[0] = h->syndrome;
-	buf[1] = 0;
-	put_be16(buf + 2, h->msn);
+	put_be24(buf + 1, h->msn);
 	return MRC_AETH_LEN;
 }
 
@@ -497,30 +582,56 @@ int mrc_aeth_encode(const struct mrc_aeth *h, u8 *buf, u32 cap)
  * @len: bytes available
  * @h: output
  *
- * Return: MRC_AETH_LEN, -ETRUNC or -ERESV.
+ * Return: MRC_AETH_LEN or -ETRUNC.
  */
 int mrc_aeth_decode(const u8 *buf, u32 len, struct mrc_aeth *h)
 {
 	if (len < MRC_AETH_LEN)
 		return MRC_WIRE_ETRUNC;
-	if (buf[1] != 0)
-		return MRC_WIRE_ERESV;
 	h->syndrome = buf[0];
-	h->msn = get_be16(buf + 2);
+	h->msn = get_be24(buf + 1);
 	return MRC_AETH_LEN;
 }
 
-/* ---- SACK (+ CC state) ---- */
+/* ---- prologue of the control headers ---- */
 
-#define SACK_B1_ECN_SHIFT 6
-#define SACK_B1_PR	0x20u
-#define SACK_B1_RESV	0x1fu
+#define PRO_B1_NH	0x80u	/* byte 1 bit 7: next-header bit 0 */
+
+static void put_prologue(u8 *buf, u8 type, u8 nh)
+{
+	buf[0] = (u8)((type << 4) | (nh >> 1));
+	buf[1] = (nh & 1u) ? PRO_B1_NH : 0;
+}
+
+static u8 prologue_type(const u8 *buf)
+{
+	return buf[0] >> 4;
+}
+
+static u8 prologue_nh(const u8 *buf)
+{
+	return (u8)(((buf[0] & 0xfu) << 1) | !!(buf[1] & PRO_B1_NH));
+}
+
+static int check_prologue(const u8 *buf, u8 type, u8 nh)
+{
+	return prologue_type(buf) == type && prologue_nh(buf) == nh ?
+	       0 : MRC_WIRE_EVALUE;
+}
+
+/* ---- SETH, reliability SACK (+ CC_STATE) ---- */
+
+#define SACK_B1_M_SHIFT	5
+#define SACK_B1_M	0x60u
+#define SACK_B1_PR	0x02u
+#define SACK_B1_RESV	0x1du
 #define CC_OOO_MAX	0x7fffu
+#define CC_B2_RESV	0x80u	/* byte 30 bit 7 */
+#define CC_B4_RC	0x80u	/* byte 32 bit 7: restore_cwnd */
 #define CC_PENALTY_MAX	0x7fu
-#define CC_B4_RESV	0x80u
 
 /**
- * mrc_sack_encode() - write a SACK with its trailing CC state.
+ * mrc_sack_encode() - write a SETH with its trailing CC_STATE.
  * @h: header
  * @buf: output
  * @cap: bytes available
@@ -537,71 +648,74 @@ int mrc_sack_encode(const struct mrc_sack *h, u8 *buf, u32 cap)
 		return MRC_WIRE_ERANGE;
 	if (cap < MRC_SACK_LEN)
 		return MRC_WIRE_ENOSPC;
-	buf[0] = (MRC_SACK_HDR_TYPE << 4) | MRC_SACK_NEXT_CC;
-	buf[1] = (u8)((h->ecn << SACK_B1_ECN_SHIFT) | (h->pr ? SACK_B1_PR : 0));
-	put_be16(buf + 2, h->ack_psn_off);
+	put_prologue(buf, MRC_HT_SETH, MRC_NH_CC_STATE);
+	buf[1] |= (u8)((h->ecn << SACK_B1_M_SHIFT) | (h->pr ? SACK_B1_PR : 0));
+	put_be16(buf + 2, (u16)h->ack_psn_off);
 	put_be32(buf + 4, h->ev);
 	put_be16(buf + 8, h->src_conn);
 	put_be16(buf + 10, h->dst_conn);
-	put_be24(buf + 12, h->cack_psn);
-	buf[15] = (u8)((h->cc_type << 4) | h->cc_flags);
-	buf[16] = h->mpr;
-	buf[17] = 0;
-	put_be16(buf + 18, h->sack_offset);
+	buf[12] = 0;
+	put_be24(buf + 13, h->cack_psn);
+	buf[16] = (u8)((h->cc_type << 4) | h->cc_flags);
+	buf[17] = h->mpr;
+	put_be16(buf + 18, (u16)h->sack_offset);
 	put_be64(buf + 20, h->bitmap);
-	/* CC state */
+	/* CC_STATE */
 	put_be16(buf + 28, h->cc.echoed_ts);
-	put_be16(buf + 30, (u16)((h->cc.ooo_count << 1) | (h->cc.restore_cwnd ? 1 : 0)));
-	buf[32] = h->cc.rwnd_penalty;
+	put_be16(buf + 30, h->cc.ooo_count);
+	buf[32] = (u8)((h->cc.restore_cwnd ? CC_B4_RC : 0) | h->cc.rwnd_penalty);
 	put_be24(buf + 33, h->cc.bytes_rcvd);
 	return MRC_SACK_LEN;
 }
 
 /**
- * mrc_sack_decode() - read a SACK with its trailing CC state.
+ * mrc_sack_decode() - read a SETH with its trailing CC_STATE.
  * @buf: input
  * @len: bytes available
  * @h: output
  *
- * Return: MRC_SACK_LEN, -ETRUNC, -EVALUE (type/next, ecn 3) or -ERESV.
+ * Return: MRC_SACK_LEN, -ETRUNC, -EVALUE (type/next header, M = 3) or
+ * -ERESV.
  */
 int mrc_sack_decode(const u8 *buf, u32 len, struct mrc_sack *h)
 {
-	u16 w;
+	u8 m;
 
 	if (len < MRC_SACK_LEN)
 		return MRC_WIRE_ETRUNC;
-	if (buf[0] != ((MRC_SACK_HDR_TYPE << 4) | MRC_SACK_NEXT_CC))
+	if (check_prologue(buf, MRC_HT_SETH, MRC_NH_CC_STATE))
 		return MRC_WIRE_EVALUE;
-	if ((buf[1] >> SACK_B1_ECN_SHIFT) > MRC_ECN_ALWAYS_SKIP)
+	m = (buf[1] & SACK_B1_M) >> SACK_B1_M_SHIFT;
+	if (m > MRC_ECN_ALWAYS_SKIP)
 		return MRC_WIRE_EVALUE;
-	if ((buf[1] & SACK_B1_RESV) || buf[17] != 0 || (buf[32] & CC_B4_RESV))
+	if ((buf[1] & SACK_B1_RESV) || buf[12] || (buf[30] & CC_B2_RESV))
 		return MRC_WIRE_ERESV;
-	h->ecn = buf[1] >> SACK_B1_ECN_SHIFT;
+	h->ecn = m;
 	h->pr = !!(buf[1] & SACK_B1_PR);
-	h->ack_psn_off = get_be16(buf + 2);
+	h->ack_psn_off = (s16)get_be16(buf + 2);
 	h->ev = get_be32(buf + 4);
 	h->src_conn = get_be16(buf + 8);
 	h->dst_conn = get_be16(buf + 10);
-	h->cack_psn = get_be24(buf + 12);
-	h->cc_type = buf[15] >> 4;
-	h->cc_flags = buf[15] & 0xfu;
-	h->mpr = buf[16];
-	h->sack_offset = get_be16(buf + 18);
+	h->cack_psn = get_be24(buf + 13);
+	h->cc_type = buf[16] >> 4;
+	h->cc_flags = buf[16] & 0xfu;
+	h->mpr = buf[17];
+	h->sack_offset = (s16)get_be16(buf + 18);
 	h->bitmap = get_be64(buf + 20);
 	h->cc.echoed_ts = get_be16(buf + 28);
-	w = get_be16(buf + 30);
-	h->cc.ooo_count = w >> 1;
-	h->cc.restore_cwnd = w & 1u;
-	h->cc.rwnd_penalty = buf[32];
+	h->cc.ooo_count = get_be16(buf + 30) & CC_OOO_MAX;
+	h->cc.restore_cwnd = !!(buf[32] & CC_B4_RC);
+	h->cc.rwnd_penalty = buf[32] & CC_PENALTY_MAX;
 	h->cc.bytes_rcvd = get_be24(buf + 33);
 	return MRC_SACK_LEN;
 }
 
-/* ---- NACK ---- */
+/* ---- NETH, reliability NACK ---- */
+
+#define CTL_B1_RESV	0x7fu	/* byte 1 below the next-header bit */
 
 /**
- * mrc_nack_encode() - write a NACK.
+ * mrc_nack_encode() - write a NETH.
  * @h: header
  * @buf: output
  * @cap: bytes available
@@ -616,114 +730,167 @@ int mrc_nack_encode(const struct mrc_nack *h, u8 *buf, u32 cap)
 		return MRC_WIRE_ERANGE;
 	if (cap < MRC_NACK_LEN)
 		return MRC_WIRE_ENOSPC;
-	buf[0] = h->reason;
-	buf[1] = h->vendor;
-	put_be16(buf + 2, h->tx_ts);
+	put_prologue(buf, MRC_HT_NETH, MRC_NH_NONE);
+	buf[2] = h->reason;
+	buf[3] = h->vendor;
 	put_be32(buf + 4, h->ev);
 	put_be16(buf + 8, h->src_conn);
 	put_be16(buf + 10, h->dst_conn);
-	put_be24(buf + 12, h->nack_psn);
-	buf[15] = (u8)((h->cc_type << 4) | h->cc_flags);
-	buf[16] = h->mpr;
-	put_be24(buf + 17, 0);
+	buf[12] = 0;
+	put_be24(buf + 13, h->nack_psn);
+	buf[16] = (u8)((h->cc_type << 4) | h->cc_flags);
+	buf[17] = 0;
+	put_be16(buf + 18, h->tx_ts);
 	return MRC_NACK_LEN;
 }
 
 /**
- * mrc_nack_decode() - read a NACK.
+ * mrc_nack_decode() - read a NETH.
  * @buf: input
  * @len: bytes available
  * @h: output
  *
- * Return: MRC_NACK_LEN, -ETRUNC, -EREASON or -ERESV.
+ * Return: MRC_NACK_LEN, -ETRUNC, -EVALUE, -EREASON or -ERESV.
  */
 int mrc_nack_decode(const u8 *buf, u32 len, struct mrc_nack *h)
 {
 	if (len < MRC_NACK_LEN)
 		return MRC_WIRE_ETRUNC;
-	if (!mrc_nack_reason_valid(buf[0]))
-		return MRC_WIRE_EREASON;
-	if (get_be24(buf + 17) != 0)
+	if (check_prologue(buf, MRC_HT_NETH, MRC_NH_NONE))
+		return MRC_WIRE_EVALUE;
+	if ((buf[1] & CTL_B1_RESV) || buf[12] || buf[17])
 		return MRC_WIRE_ERESV;
-	h->reason = buf[0];
-	h->vendor = buf[1];
-	h->tx_ts = get_be16(buf + 2);
+	if (!mrc_nack_reason_valid(buf[2]))
+		return MRC_WIRE_EREASON;
+	h->reason = buf[2];
+	h->vendor = buf[3];
 	h->ev = get_be32(buf + 4);
 	h->src_conn = get_be16(buf + 8);
 	h->dst_conn = get_be16(buf + 10);
-	h->nack_psn = get_be24(buf + 12);
-	h->cc_type = buf[15] >> 4;
-	h->cc_flags = buf[15] & 0xfu;
-	h->mpr = buf[16];
+	h->nack_psn = get_be24(buf + 13);
+	h->cc_type = buf[16] >> 4;
+	h->cc_flags = buf[16] & 0xfu;
+	h->tx_ts = get_be16(buf + 18);
 	return MRC_NACK_LEN;
 }
 
-/* ---- probe ---- */
+/* ---- PETH, reliability probe ---- */
 
 /**
- * mrc_probe_encode() - write a probe body.
+ * mrc_probe_encode() - write a PETH.
  * @h: header
  * @buf: output
  * @cap: bytes available
  *
- * Return: MRC_PROBE_LEN or -ENOSPC.
+ * Return: MRC_PROBE_LEN, -ERANGE (ftype) or -ENOSPC.
  */
 int mrc_probe_encode(const struct mrc_probe *h, u8 *buf, u32 cap)
 {
+	if (h->ftype > TS_FTYPE)
+		return MRC_WIRE_ERANGE;
 	if (cap < MRC_PROBE_LEN)
 		return MRC_WIRE_ENOSPC;
-	put_be16(buf, h->probe_id);
-	put_be16(buf + 2, 0);
-	put_be16(buf + 4, h->src_conn);
-	put_be16(buf + 6, h->dst_conn);
-	put_be16(buf + 8, h->tx_ts);
-	put_be16(buf + 10, 0);
-	put_be32(buf + 12, h->ev);
+	put_prologue(buf, MRC_HT_PETH, MRC_NH_NONE);
+	buf[2] = 0;
+	buf[3] = h->vendor;
+	put_be16(buf + 4, h->probe_id);
+	put_be16(buf + 6, 0);
+	put_be16(buf + 8, h->src_conn);
+	put_be16(buf + 10, h->dst_conn);
+	put_be16(buf + 12, h->tx_ts);
+	put_be16(buf + 14, (u16)((h->tsr ? TS_TSR : 0) | h->ftype));
 	return MRC_PROBE_LEN;
 }
 
 /**
- * mrc_probe_decode() - read a probe body.
+ * mrc_probe_decode() - read a PETH.
  * @buf: input
  * @len: bytes available
  * @h: output
  *
- * Return: MRC_PROBE_LEN, -ETRUNC or -ERESV.
+ * Return: MRC_PROBE_LEN, -ETRUNC, -EVALUE or -ERESV.
  */
 int mrc_probe_decode(const u8 *buf, u32 len, struct mrc_probe *h)
 {
+	u16 w;
+
 	if (len < MRC_PROBE_LEN)
 		return MRC_WIRE_ETRUNC;
-	if (get_be16(buf + 2) != 0 || get_be16(buf + 10) != 0)
+	if (check_prologue(buf, MRC_HT_PETH, MRC_NH_NONE))
+		return MRC_WIRE_EVALUE;
+	w = get_be16(buf + 14);
+	if ((buf[1] & CTL_B1_RESV) || buf[2] || get_be16(buf + 6) ||
+	    (w & TS_RESV))
 		return MRC_WIRE_ERESV;
-	h->probe_id = get_be16(buf);
-	h->src_conn = get_be16(buf + 4);
-	h->dst_conn = get_be16(buf + 6);
-	h->tx_ts = get_be16(buf + 8);
-	h->ev = get_be32(buf + 12);
+	h->vendor = buf[3];
+	h->probe_id = get_be16(buf + 4);
+	h->src_conn = get_be16(buf + 8);
+	h->dst_conn = get_be16(buf + 10);
+	h->tx_ts = get_be16(buf + 12);
+	h->tsr = !!(w & TS_TSR);
+	h->ftype = w & TS_FTYPE;
 	return MRC_PROBE_LEN;
 }
 
-/* ---- endpoint operations ---- */
+/* ---- ERTH/EETH, endpoint operations ---- */
 
-static int mrc_ep_check(u8 kind, u32 ev, u32 port_mask)
+#define ERTH_B1_OP	0x03u
+#define ERTH_B1_RESV	0x7cu
+#define EETH_B1_OP_SHIFT 4
+#define EETH_B1_OP	0x30u
+#define EETH_B1_RESV	0x4fu
+
+/*
+ * Wire op and vendor-info byte of @h: MRC 1.0's ops carry h->vendor, ours
+ * carry their kind (and h->vendor must be 0).
+ * Return: 0, -EVALUE (unknown kind) or -ERESV.
+ */
+static int ep_kind_wire(const struct mrc_ep *h, u8 *op, u8 *vendor)
 {
-	switch (kind) {
-	case MRC_EP_EV_PROBE:
-		return port_mask ? MRC_WIRE_ERESV : 0;
+	switch (h->kind) {
 	case MRC_EP_PORT_STATUS:
-		return ev ? MRC_WIRE_ERESV : 0;
+		*op = MRC_EP_OP_PORT_STATUS;
+		*vendor = h->vendor;
+		return 0;
+	case MRC_EP_EV_PROBE:
+		*op = MRC_EP_OP_EV_PROBE;
+		*vendor = h->vendor;
+		return 0;
 	case MRC_EP_CONNECT:
 	case MRC_EP_CLOSE:
-		return ev || port_mask ? MRC_WIRE_ERESV : 0;
+		*op = MRC_EP_OP_VENDOR;
+		*vendor = h->kind;
+		return h->vendor ? MRC_WIRE_ERESV : 0;
 	default:
 		return MRC_WIRE_EVALUE;
 	}
 }
 
-/* Bytes of the endpoint body (header + connect body) of @kind. */
-static u32 mrc_ep_len(u8 kind)
+/*
+ * Kind of a wire op and vendor-info byte: MRC 1.0's ops carry any vendor
+ * info (it is theirs to carry), our vendor op only our two codes.
+ */
+static int ep_kind_of(u8 op, u8 vendor)
 {
+	switch (op) {
+	case MRC_EP_OP_PORT_STATUS:
+		return MRC_EP_PORT_STATUS;
+	case MRC_EP_OP_EV_PROBE:
+		return MRC_EP_EV_PROBE;
+	case MRC_EP_OP_VENDOR:
+		if (mrc_ep_kind_has_conn(vendor))
+			return vendor;
+		return MRC_WIRE_EVALUE;
+	default:
+		return MRC_WIRE_EVALUE;
+	}
+}
+
+/* Bytes of an endpoint header (and handshake body) of @kind. */
+static u32 mrc_ep_len(bool resp, u8 kind)
+{
+	if (resp)
+		return MRC_EETH_LEN;
 	return MRC_EP_LEN + (mrc_ep_kind_has_conn(kind) ? MRC_EP_CONN_LEN : 0);
 }
 
@@ -766,79 +933,178 @@ static int mrc_ep_conn_decode(const u8 *buf, struct mrc_ep_conn *h)
 	return 0;
 }
 
+static bool all_zero(const u8 *p, u32 n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
 /**
- * mrc_ep_encode() - write an endpoint request/response body.
- * @h: header (and, for MRC_EP_CONNECT/MRC_EP_CLOSE, h->conn)
+ * mrc_erth_encode() - write an endpoint request (ERTH, plus the handshake
+ * body after it for the vendor kinds).
+ * @h: header; h->token is not written here (it rides in BTH.PSN)
  * @buf: output
  * @cap: bytes available
  *
- * Return: MRC_EP_LEN (MRC_EP_LEN + MRC_EP_CONN_LEN for the handshake
- * kinds), -EVALUE (kind, status), -ERESV (field unused by the kind is not
- * zero), -ERANGE (QPN or PSN wider than 24 bits) or -ENOSPC.
+ * Return: bytes written (MRC_EP_LEN, + MRC_EP_CONN_LEN for the handshake
+ * kinds), -EVALUE (kind, status), -ERESV (port_mask outside a port-status
+ * update), -ERANGE or -ENOSPC.
  */
-int mrc_ep_encode(const struct mrc_ep *h, u8 *buf, u32 cap)
+int mrc_erth_encode(const struct mrc_ep *h, u8 *buf, u32 cap)
 {
-	int err = mrc_ep_check(h->kind, h->ev, h->port_mask);
-	u32 len = mrc_ep_len(h->kind);
+	bool body = mrc_ep_kind_has_conn(h->kind);
+	u32 len = mrc_ep_len(false, h->kind);
+	u8 op, vendor;
+	int err;
 
+	err = ep_kind_wire(h, &op, &vendor);
 	if (err)
 		return err;
+	if (h->kind != MRC_EP_PORT_STATUS && h->port_mask)
+		return MRC_WIRE_ERESV;
+	if (h->ftype > TS_FTYPE)
+		return MRC_WIRE_ERANGE;
 	if (cap < len)
 		return MRC_WIRE_ENOSPC;
-	if (mrc_ep_kind_has_conn(h->kind)) {
+	if (body) {
 		err = mrc_ep_conn_encode(&h->conn, buf + MRC_EP_LEN);
 		if (err)
 			return err;
 	}
-	buf[0] = h->kind;
-	buf[1] = 0;
-	put_be16(buf + 2, h->token);
-	put_be32(buf + 4, h->ev);
-	put_be32(buf + 8, h->port_mask);
+	put_prologue(buf, MRC_HT_ERTH, body ? MRC_NH_VENDOR : MRC_NH_NONE);
+	buf[1] |= op;
+	buf[2] = 0;
+	buf[3] = vendor;
+	put_be32(buf + 4, h->port_mask);
+	put_be32(buf + 8, 0);
 	put_be16(buf + 12, h->tx_ts);
-	put_be16(buf + 14, 0);
+	put_be16(buf + 14, (u16)((h->tsr ? TS_TSR : 0) | h->ftype));
 	return (int)len;
 }
 
 /**
- * mrc_ep_decode() - read an endpoint request/response body.
+ * mrc_erth_decode() - read an endpoint request.
  * @buf: input
  * @len: bytes available
- * @h: output
+ * @h: output (h->token is BTH.PSN's, set by the packet decoder)
  *
- * Return: bytes read (MRC_EP_LEN, plus MRC_EP_CONN_LEN for the handshake
- * kinds), -ETRUNC, -EVALUE or -ERESV.
+ * Return: bytes read, -ETRUNC, -EVALUE or -ERESV.
  */
-int mrc_ep_decode(const u8 *buf, u32 len, struct mrc_ep *h)
+int mrc_erth_decode(const u8 *buf, u32 len, struct mrc_ep *h)
 {
+	int kind;
 	int err;
 
 	if (len < MRC_EP_LEN)
 		return MRC_WIRE_ETRUNC;
-	if (buf[1] != 0 || get_be16(buf + 14) != 0)
+	kind = ep_kind_of(buf[1] & ERTH_B1_OP, buf[3]);
+	if (kind < 0)
+		return kind;
+	if (check_prologue(buf, MRC_HT_ERTH, mrc_ep_kind_has_conn((u8)kind) ?
+			   MRC_NH_VENDOR : MRC_NH_NONE))
+		return MRC_WIRE_EVALUE;
+	if ((buf[1] & ERTH_B1_RESV) || buf[2] || !all_zero(buf + 8, 4) ||
+	    (get_be16(buf + 14) & TS_RESV))
 		return MRC_WIRE_ERESV;
-	err = mrc_ep_check(buf[0], get_be32(buf + 4), get_be32(buf + 8));
-	if (err)
-		return err;
-	if (len < mrc_ep_len(buf[0]))
+	if (kind != MRC_EP_PORT_STATUS && get_be32(buf + 4))
+		return MRC_WIRE_ERESV;
+	if (len < mrc_ep_len(false, (u8)kind))
 		return MRC_WIRE_ETRUNC;
 	mrc_memset(&h->conn, 0, sizeof(h->conn));
-	if (mrc_ep_kind_has_conn(buf[0])) {
+	if (mrc_ep_kind_has_conn((u8)kind)) {
 		err = mrc_ep_conn_decode(buf + MRC_EP_LEN, &h->conn);
 		if (err)
 			return err;
 	}
-	h->kind = buf[0];
-	h->token = get_be16(buf + 2);
-	h->ev = get_be32(buf + 4);
-	h->port_mask = get_be32(buf + 8);
+	h->kind = (u8)kind;
+	h->vendor = mrc_ep_kind_has_conn((u8)kind) ? 0 : buf[3];
+	h->port_mask = get_be32(buf + 4);
 	h->tx_ts = get_be16(buf + 12);
-	return (int)mrc_ep_len(buf[0]);
+	h->tsr = !!(get_be16(buf + 14) & TS_TSR);
+	h->ftype = get_be16(buf + 14) & TS_FTYPE;
+	return (int)mrc_ep_len(false, (u8)kind);
+}
+
+/**
+ * mrc_eeth_encode() - write an endpoint response (EETH, 36 bytes; the
+ * handshake body in bytes 4-27 for the vendor kinds).
+ * @h: header; h->token rides in BTH.PSN; h->port_mask, h->tsr and
+ *	h->ftype (request fields) must be 0
+ * @buf: output
+ * @cap: bytes available
+ *
+ * Return: MRC_EETH_LEN, -EVALUE, -ERESV, -ERANGE or -ENOSPC.
+ */
+int mrc_eeth_encode(const struct mrc_ep *h, u8 *buf, u32 cap)
+{
+	u8 op, vendor;
+	int err;
+
+	err = ep_kind_wire(h, &op, &vendor);
+	if (err)
+		return err;
+	if (h->port_mask || h->tsr || h->ftype)
+		return MRC_WIRE_ERESV;
+	if (cap < MRC_EETH_LEN)
+		return MRC_WIRE_ENOSPC;
+	mrc_memset(buf, 0, MRC_EETH_LEN);
+	if (mrc_ep_kind_has_conn(h->kind)) {
+		err = mrc_ep_conn_encode(&h->conn, buf + 4);
+		if (err)
+			return err;
+	}
+	put_prologue(buf, MRC_HT_EETH, MRC_NH_NONE);
+	buf[1] |= (u8)(op << EETH_B1_OP_SHIFT);
+	buf[3] = vendor;
+	put_be16(buf + 28, h->tx_ts);
+	return MRC_EETH_LEN;
+}
+
+/**
+ * mrc_eeth_decode() - read an endpoint response.
+ * @buf: input
+ * @len: bytes available
+ * @h: output (h->token is BTH.PSN's, set by the packet decoder)
+ *
+ * Return: MRC_EETH_LEN, -ETRUNC, -EVALUE or -ERESV.
+ */
+int mrc_eeth_decode(const u8 *buf, u32 len, struct mrc_ep *h)
+{
+	int kind;
+	int err;
+
+	if (len < MRC_EETH_LEN)
+		return MRC_WIRE_ETRUNC;
+	if (check_prologue(buf, MRC_HT_EETH, MRC_NH_NONE))
+		return MRC_WIRE_EVALUE;
+	kind = ep_kind_of((buf[1] & EETH_B1_OP) >> EETH_B1_OP_SHIFT, buf[3]);
+	if (kind < 0)
+		return kind;
+	if ((buf[1] & EETH_B1_RESV) || buf[2] || !all_zero(buf + 30, 6))
+		return MRC_WIRE_ERESV;
+	mrc_memset(&h->conn, 0, sizeof(h->conn));
+	if (mrc_ep_kind_has_conn((u8)kind)) {
+		err = mrc_ep_conn_decode(buf + 4, &h->conn);
+		if (err)
+			return err;
+	} else if (!all_zero(buf + 4, 24)) {
+		return MRC_WIRE_ERESV;
+	}
+	h->kind = (u8)kind;
+	h->vendor = mrc_ep_kind_has_conn((u8)kind) ? 0 : buf[3];
+	h->port_mask = 0;
+	h->tsr = false;
+	h->ftype = 0;
+	h->tx_ts = get_be16(buf + 28);
+	return MRC_EETH_LEN;
 }
 
 /* ---- whole packets ---- */
 
-static u32 mrc_ctl_body_len(u8 op, u8 ep_kind)
+/* @ep_body: an ERTH followed by the handshake body (vendor op) */
+static u32 mrc_ctl_body_len(u8 op, bool ep_body)
 {
 	switch (op) {
 	case MRC_OP_ACK:
@@ -850,20 +1116,20 @@ static u32 mrc_ctl_body_len(u8 op, u8 ep_kind)
 	case MRC_OP_PROBE:
 		return MRC_PROBE_LEN;
 	case MRC_OP_EP_REQ:
+		return MRC_EP_LEN + (ep_body ? MRC_EP_CONN_LEN : 0);
 	case MRC_OP_EP_RESP:
-		return mrc_ep_len(ep_kind);
+		return MRC_EETH_LEN;
 	default:
 		return 0;
 	}
 }
 
-/* @ep_kind: first body byte, only looked at for endpoint opcodes */
-static u32 mrc_hdr_len_of(u8 op, bool ts, u8 ep_kind)
+static u32 mrc_hdr_len_of(u8 op, bool ts, bool ep_body)
 {
 	if (!mrc_op_valid(op))
 		return 0;
 	if (!mrc_op_is_data(op))
-		return MRC_BTH_LEN + mrc_ctl_body_len(op, ep_kind);
+		return MRC_BTH_LEN + mrc_ctl_body_len(op, ep_body);
 	return MRC_BTH_LEN + MRC_METH_LEN + (ts ? MRC_TSETH_LEN : 0) + MRC_RETH_LEN +
 	       (mrc_op_has_imm(op) ? MRC_IMM_LEN : 0);
 }
@@ -877,7 +1143,8 @@ static u32 mrc_hdr_len_of(u8 op, bool ts, u8 ep_kind)
  */
 u32 mrc_pkt_hdr_len(const struct mrc_pkt *p)
 {
-	return mrc_hdr_len_of(p->bth.opcode, p->bth.ts, p->ep.kind);
+	return mrc_hdr_len_of(p->bth.opcode, p->bth.ts,
+			      mrc_ep_kind_has_conn(p->ep.kind));
 }
 
 /* Rules shared by encoder and decoder: BTH flags and QP per opcode. */
@@ -894,6 +1161,9 @@ static int mrc_check_bth(const struct mrc_bth *b)
 	}
 	if (ep != ep_qp)
 		return MRC_WIRE_EQPN;
+	/* A probe's PSN is reserved; an endpoint op's carries a 16-bit id. */
+	if ((b->opcode == MRC_OP_PROBE && b->psn) || (ep && b->psn > 0xffffu))
+		return MRC_WIRE_ERESV;
 	return 0;
 }
 
@@ -933,19 +1203,26 @@ static int mrc_check_reth(u8 op, const struct mrc_reth *r, u32 payload_len,
  *
  * The caller then appends payload_len data bytes and bth.pad_cnt zero
  * bytes, and calls mrc_pkt_finish(). Checks the same rules as the decoder.
+ * For the endpoint opcodes BTH.PSN is written from p->ep.token (p->bth.psn
+ * is ignored); a probe's p->bth.psn must be 0 (reserved).
  *
  * Return: header length (mrc_pkt_hdr_len()), or a negative enum
  * mrc_wire_err; nothing useful is in @buf on error.
  */
 int mrc_pkt_encode_hdr(const struct mrc_pkt *p, u8 *buf, u32 cap)
 {
-	const struct mrc_bth *b = &p->bth;
 	u32 hlen = mrc_pkt_hdr_len(p);
+	const struct mrc_bth *b;
+	struct mrc_bth bth;
 	u32 off;
 	int n;
 
 	if (!hlen)
 		return MRC_WIRE_EOPCODE;
+	bth = p->bth;
+	if (bth.opcode == MRC_OP_EP_REQ || bth.opcode == MRC_OP_EP_RESP)
+		bth.psn = p->ep.token;
+	b = &bth;
 	n = mrc_check_bth(b);
 	if (n)
 		return n;
@@ -976,13 +1253,19 @@ int mrc_pkt_encode_hdr(const struct mrc_pkt *p, u8 *buf, u32 cap)
 		n = mrc_probe_encode(&p->probe, buf + off, cap - off);
 		break;
 	case MRC_OP_EP_REQ:
+		n = mrc_erth_encode(&p->ep, buf + off, cap - off);
+		break;
 	case MRC_OP_EP_RESP:
-		n = mrc_ep_encode(&p->ep, buf + off, cap - off);
+		n = mrc_eeth_encode(&p->ep, buf + off, cap - off);
 		break;
 	default:
 		off += mrc_meth_encode(&p->meth, buf + off, cap - off);
-		if (b->ts)
-			off += mrc_tseth_encode(&p->tseth, buf + off, cap - off);
+		if (b->ts) {
+			n = mrc_tseth_encode(&p->tseth, buf + off, cap - off);
+			if (n < 0)
+				return n;
+			off += n;
+		}
 		n = mrc_reth_encode(&p->reth, buf + off, cap - off);
 		if (n < 0)
 			return n;
@@ -999,24 +1282,29 @@ int mrc_pkt_encode_hdr(const struct mrc_pkt *p, u8 *buf, u32 cap)
 
 /**
  * mrc_pkt_finish() - append the ICRC.
+ * @ip: addresses and ports the packet travels with, or NULL (no IP: see
+ *	mrc_icrc_seed())
  * @buf: packet from BTH to the end of the pad
- * @len: bytes at @buf so far
+ * @len: bytes at @buf so far (at least MRC_BTH_LEN)
  * @cap: bytes available at @buf
  *
  * Return: total packet length (@len + MRC_ICRC_LEN), -ENOSPC or -ERANGE.
  */
-int mrc_pkt_finish(u8 *buf, u32 len, u32 cap)
+int mrc_pkt_finish(const struct mrc_icrc_ip6 *ip, u8 *buf, u32 len, u32 cap)
 {
-	if (len > 0x7fffffffu - MRC_ICRC_LEN)
-		return MRC_WIRE_ERANGE;
+	if (len > 0xffffu - 8 - MRC_ICRC_LEN)
+		return MRC_WIRE_ERANGE;	/* more than a UDP datagram holds */
+	if (len < MRC_BTH_LEN)
+		return MRC_WIRE_EINVAL;
 	if (cap < MRC_ICRC_LEN || len > cap - MRC_ICRC_LEN)
 		return MRC_WIRE_ENOSPC;
-	put_be32(buf + len, mrc_icrc(buf, len));
+	put_le32(buf + len, mrc_icrc(ip, buf, len));
 	return (int)(len + MRC_ICRC_LEN);
 }
 
 /**
- * mrc_pkt_encode() - write a whole packet: headers, payload, pad, ICRC.
+ * mrc_pkt_encode_ip6() - write a whole packet: headers, payload, pad, ICRC.
+ * @ip: addresses and ports for the ICRC, or NULL (see mrc_icrc_seed())
  * @p: packet; p->payload (p->payload_len bytes) is copied unless it already
  *     sits at @buf + header length
  * @buf: output
@@ -1024,7 +1312,8 @@ int mrc_pkt_finish(u8 *buf, u32 len, u32 cap)
  *
  * Return: total length, or a negative enum mrc_wire_err.
  */
-int mrc_pkt_encode(const struct mrc_pkt *p, u8 *buf, u32 cap)
+int mrc_pkt_encode_ip6(const struct mrc_icrc_ip6 *ip, const struct mrc_pkt *p,
+		       u8 *buf, u32 cap)
 {
 	u64 total;
 	int hlen;
@@ -1035,14 +1324,29 @@ int mrc_pkt_encode(const struct mrc_pkt *p, u8 *buf, u32 cap)
 	if (hlen < 0)
 		return hlen;
 	total = (u64)hlen + p->payload_len + p->bth.pad_cnt + MRC_ICRC_LEN;
-	if (total > 0x7fffffffu)
+	if (total > 0xffffu - 8)
 		return MRC_WIRE_ERANGE;
 	if (total > cap)
 		return MRC_WIRE_ENOSPC;
 	if (p->payload_len && p->payload != buf + hlen)
 		mrc_memcpy(buf + hlen, p->payload, p->payload_len);
 	mrc_memset(buf + hlen + p->payload_len, 0, p->bth.pad_cnt);
-	return mrc_pkt_finish(buf, (u32)total - MRC_ICRC_LEN, cap);
+	return mrc_pkt_finish(ip, buf, (u32)total - MRC_ICRC_LEN, cap);
+}
+
+/**
+ * mrc_pkt_encode() - mrc_pkt_encode_ip6() without an IP context.
+ * @p: packet
+ * @buf: output
+ * @cap: bytes available
+ *
+ * For the simulator and tests, where no IP header carries the packet.
+ *
+ * Return: total length, or a negative enum mrc_wire_err.
+ */
+int mrc_pkt_encode(const struct mrc_pkt *p, u8 *buf, u32 cap)
+{
+	return mrc_pkt_encode_ip6(NULL, p, buf, cap);
 }
 
 static int mrc_decode_ctl(const u8 *buf, u32 len, struct mrc_pkt *out)
@@ -1056,8 +1360,12 @@ static int mrc_decode_ctl(const u8 *buf, u32 len, struct mrc_pkt *out)
 		return mrc_nack_decode(buf, len, &out->nack);
 	case MRC_OP_PROBE:
 		return mrc_probe_decode(buf, len, &out->probe);
+	case MRC_OP_EP_REQ:
+		out->ep.token = (u16)out->bth.psn;
+		return mrc_erth_decode(buf, len, &out->ep);
 	default:
-		return mrc_ep_decode(buf, len, &out->ep);
+		out->ep.token = (u16)out->bth.psn;
+		return mrc_eeth_decode(buf, len, &out->ep);
 	}
 }
 
@@ -1069,8 +1377,12 @@ static int mrc_decode_data(const u8 *buf, u32 len, u32 hlen, bool trimmed,
 	int n;
 
 	off += mrc_meth_decode(buf + off, len - off, &out->meth);
-	if (out->bth.ts)
-		off += mrc_tseth_decode(buf + off, len - off, &out->tseth);
+	if (out->bth.ts) {
+		n = mrc_tseth_decode(buf + off, len - off, &out->tseth);
+		if (n < 0)
+			return n;
+		off += n;
+	}
 	n = mrc_reth_decode(buf + off, len - off, &out->reth);
 	if (n < 0)
 		return n;
@@ -1094,7 +1406,9 @@ static int mrc_decode_data(const u8 *buf, u32 len, u32 hlen, bool trimmed,
 }
 
 /**
- * mrc_pkt_decode_flags() - decode and validate a whole packet.
+ * mrc_pkt_decode_ip6() - decode and validate a whole packet.
+ * @ip: addresses and ports it arrived with, for the ICRC, or NULL (see
+ *	mrc_icrc_seed())
  * @buf: UDP payload, from the BTH to the end of the ICRC
  * @len: bytes at @buf
  * @flags: 0, or MRC_DECODE_TRIMMED (data opcodes: headers only, whatever
@@ -1108,7 +1422,8 @@ static int mrc_decode_data(const u8 *buf, u32 len, u32 hlen, bool trimmed,
  *
  * Return: 0 (MRC_WIRE_OK) or a negative enum mrc_wire_err.
  */
-int mrc_pkt_decode_flags(const u8 *buf, u32 len, u32 flags, struct mrc_pkt *out)
+int mrc_pkt_decode_ip6(const struct mrc_icrc_ip6 *ip, const u8 *buf, u32 len,
+		       u32 flags, struct mrc_pkt *out)
 {
 	bool data, trimmed;
 	u32 hlen, need;
@@ -1121,9 +1436,11 @@ int mrc_pkt_decode_flags(const u8 *buf, u32 len, u32 flags, struct mrc_pkt *out)
 	if (len < MRC_BTH_LEN + MRC_ICRC_LEN &&
 	    !(len >= MRC_BTH_LEN && (flags & MRC_DECODE_TRIMMED)))
 		return MRC_WIRE_ETRUNC;
-	/* The EP kind byte (first body byte) decides the endpoint body length. */
+	/* ERTH's op (byte 1 bits 1-0) decides whether a handshake body follows. */
 	hlen = mrc_hdr_len_of(buf[0], buf[8] & BTH_B8_TS,
-			      len > MRC_BTH_LEN ? buf[MRC_BTH_LEN] : 0);
+			      len > MRC_BTH_LEN + 1 &&
+			      (buf[MRC_BTH_LEN + 1] & ERTH_B1_OP) ==
+			      MRC_EP_OP_VENDOR);
 	if (!hlen)
 		return MRC_WIRE_EOPCODE;
 	data = mrc_op_is_data(buf[0]);
@@ -1133,7 +1450,8 @@ int mrc_pkt_decode_flags(const u8 *buf, u32 len, u32 flags, struct mrc_pkt *out)
 		return MRC_WIRE_ETRUNC;
 	if (!data && len > need)
 		return MRC_WIRE_ELEN;
-	if (!trimmed && !(flags & MRC_DECODE_NO_ICRC) && !mrc_pkt_icrc_ok(buf, len))
+	if (!trimmed && !(flags & MRC_DECODE_NO_ICRC) &&
+	    !mrc_pkt_icrc_ok(ip, buf, len))
 		return MRC_WIRE_EICRC;
 	n = mrc_bth_decode(buf, len, &out->bth);
 	if (n < 0)
@@ -1145,6 +1463,20 @@ int mrc_pkt_decode_flags(const u8 *buf, u32 len, u32 flags, struct mrc_pkt *out)
 		return mrc_decode_data(buf, len, hlen, trimmed, out);
 	n = mrc_decode_ctl(buf + MRC_BTH_LEN, len - MRC_BTH_LEN, out);
 	return n < 0 ? n : 0;
+}
+
+/**
+ * mrc_pkt_decode_flags() - mrc_pkt_decode_ip6() without an IP context.
+ * @buf: UDP payload, from the BTH to the end of the ICRC
+ * @len: bytes at @buf
+ * @flags: as for mrc_pkt_decode_ip6()
+ * @out: output
+ *
+ * Return: 0 or a negative enum mrc_wire_err.
+ */
+int mrc_pkt_decode_flags(const u8 *buf, u32 len, u32 flags, struct mrc_pkt *out)
+{
+	return mrc_pkt_decode_ip6(NULL, buf, len, flags, out);
 }
 
 /**

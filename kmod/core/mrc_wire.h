@@ -8,13 +8,22 @@
  *   BTH | AETH | SACK | NACK | PROBE | EP                    | ICRC   (control)
  *
  * The decoded structs hold host-order values; only the accessors in
- * mrc_wire.c know the byte order (every multi-byte field, ICRC included, is
- * big-endian on the wire). Decoders never read past the length they are
- * given, never allocate and reject anything truncated, inconsistent or with
- * a reserved bit set, with a distinct negative enum mrc_wire_err.
- * Encoders range-check every field and return the number of bytes written.
+ * mrc_wire.c know the byte order (every multi-byte header field is
+ * big-endian on the wire; the ICRC, as in RoCEv2, is least significant byte
+ * first). Decoders never read past the length they are given, never
+ * allocate and reject anything truncated, inconsistent or with a reserved
+ * bit set, with a distinct negative enum mrc_wire_err. Encoders
+ * range-check every field, write every reserved bit as zero and return the
+ * number of bytes written.
  *
- * Documentation/networking/mrc-wire.rst has every layout as a field table.
+ * The control headers (SETH + CC_STATE, NETH, PETH, ERTH, EETH) follow the
+ * public description of MRC 1.0 byte for byte; where it is silent (the
+ * values of the header-type and next-header fields, EETH bytes 2-3) the
+ * choice is ours and named as such. The in-band handshake is our
+ * extension, carried as a vendor operation of ERTH/EETH (op 3 with a
+ * vendor-info code) that a peer following MRC 1.0 can tell apart.
+ *
+ * Documentation/networking/mrc-wire.rst has every layout as a byte table.
  */
 #ifndef MRC_WIRE_H
 #define MRC_WIRE_H
@@ -36,13 +45,14 @@
 #define MRC_RETH_LEN		16
 #define MRC_IMM_LEN		4
 #define MRC_AETH_LEN		4
-#define MRC_SACK_BASE_LEN	28
+#define MRC_SACK_BASE_LEN	28	/* SETH */
 #define MRC_CC_STATE_LEN	8
 #define MRC_SACK_LEN		(MRC_SACK_BASE_LEN + MRC_CC_STATE_LEN)
-#define MRC_NACK_LEN		20
-#define MRC_PROBE_LEN		16
-#define MRC_EP_LEN		16
-#define MRC_EP_CONN_LEN		24	/* body after the EP header (connect/close) */
+#define MRC_NACK_LEN		20	/* NETH */
+#define MRC_PROBE_LEN		16	/* PETH */
+#define MRC_EP_LEN		16	/* ERTH, endpoint request */
+#define MRC_EETH_LEN		36	/* EETH, endpoint response */
+#define MRC_EP_CONN_LEN		24	/* handshake body (our extension) */
 #define MRC_ICRC_LEN		4
 /* Largest header stack: BTH + METH + TSETH + RETH + ImmDt. */
 #define MRC_DATA_HDR_MAX	(MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + \
@@ -60,9 +70,29 @@
 
 /* SACK bitmap width: bit i acknowledges PSN cack_psn + sack_offset + i. */
 #define MRC_SACK_BITS		64
-/* SACK byte 0: header type (high nibble) and next header (low nibble). */
-#define MRC_SACK_HDR_TYPE	0x1	/* reliability SACK */
-#define MRC_SACK_NEXT_CC	0x1	/* an 8-byte CC state follows */
+
+/*
+ * Prologue of SETH, NETH, PETH, ERTH and EETH: byte 0 bits 7-4 header type,
+ * byte 0 bits 3-0 and byte 1 bit 7 a 5-bit next-header. The public
+ * description gives the fields but not their values; these are ours, one
+ * type per header, and decoders insist on them.
+ */
+#define MRC_HT_SETH		0x1
+#define MRC_HT_NETH		0x2
+#define MRC_HT_PETH		0x3
+#define MRC_HT_ERTH		0x4
+#define MRC_HT_EETH		0x5
+#define MRC_NH_NONE		0x00	/* nothing follows the header */
+#define MRC_NH_CC_STATE		0x01	/* an 8-byte CC_STATE follows (SETH) */
+#define MRC_NH_VENDOR		0x1f	/* a vendor body follows (handshake) */
+
+/* Format type of TSETH/PETH/ERTH timestamps (the public emulator's value). */
+#define MRC_TS_FTYPE		1
+
+/* ERTH/EETH operations of MRC 1.0, and the one we use for the handshake. */
+#define MRC_EP_OP_PORT_STATUS	0
+#define MRC_EP_OP_EV_PROBE	1
+#define MRC_EP_OP_VENDOR	3	/* undefined by MRC 1.0: vendor-specific */
 
 /**
  * enum mrc_wire_err - decoder/encoder error codes (negative; 0 is success).
@@ -82,7 +112,7 @@
  * @MRC_WIRE_EICRC: ICRC mismatch
  * @MRC_WIRE_ERANGE: encode: a field does not fit its wire width
  * @MRC_WIRE_EVALUE: a field holds an undefined value (ECN summary 3,
- *	SACK type/next, endpoint kind)
+ *	header type or next header, endpoint op or vendor code)
  * @MRC_WIRE_EREASON: unknown NACK reason
  * @MRC_WIRE_EQPN: endpoint opcode not sent to MRC_QPN_EP, or another
  *	opcode sent to it
@@ -122,7 +152,7 @@ enum mrc_wire_err {
  * @MRC_OP_EP_RESP: endpoint response (connectionless, QPN 2)
  * @MRC_OP_SACK: reliability SACK
  * @MRC_OP_NACK: reliability NACK
- * @MRC_OP_PROBE: path probe (consumes no PSN; answered by SACK pr=1)
+ * @MRC_OP_PROBE: path probe (BTH.PSN reserved; answered by SACK pr=1)
  */
 enum mrc_opcode {
 	MRC_OP_WRITE_FIRST = 0xc6,
@@ -163,7 +193,9 @@ enum mrc_nack_reason {
  * enum mrc_ecn_summary - SACK "M" field: what the sender does with the EV.
  * @MRC_ECN_NONE: no ECN mark seen
  * @MRC_ECN_SKIP_ONCE: ECN-marked: skip this EV for about one rotation
- * @MRC_ECN_ALWAYS_SKIP: persistently marked: keep skipping
+ * @MRC_ECN_ALWAYS_SKIP: the receiver judges the path bad: the sender takes
+ *	the EV out of the rotation (ASSUMED_BAD) until a probe on it is
+ *	answered
  */
 enum mrc_ecn_summary {
 	MRC_ECN_NONE = 0,
@@ -172,17 +204,23 @@ enum mrc_ecn_summary {
 };
 
 /**
- * enum mrc_ep_kind - endpoint operation carried by 0xD8/0xD9 (our design).
- * @MRC_EP_EV_PROBE: EV probe, answered by a response echoing ev and token
- * @MRC_EP_PORT_STATUS: port-status update: port_mask = reachable ports
- * @MRC_EP_CONNECT: connection handshake (request: open; response: accept
- *	or reject); a struct mrc_ep_conn body follows the header
- * @MRC_EP_CLOSE: orderly close of an established connection (request:
- *	the sender will send no more; response: acknowledged); body as above
+ * enum mrc_ep_kind - endpoint operation carried by 0xD8/0xD9.
+ * @MRC_EP_PORT_STATUS: MRC 1.0 port-status update (op 0): port_mask =
+ *	the sender's reachable NIC ports/planes
+ * @MRC_EP_EV_PROBE: MRC 1.0 EV probe (op 1), sent on the EV it probes and
+ *	answered by a response echoing token and tx_ts
+ * @MRC_EP_CONNECT: our extension (op MRC_EP_OP_VENDOR, vendor info 0x10):
+ *	connection handshake (request: open; response: accept or reject)
+ *	with a struct mrc_ep_conn body
+ * @MRC_EP_CLOSE: our extension (op MRC_EP_OP_VENDOR, vendor info 0x11):
+ *	orderly close (request: the sender will send no more; response:
+ *	acknowledged); body as above
+ *
+ * The values of the vendor kinds are the vendor-info byte on the wire.
  */
 enum mrc_ep_kind {
+	MRC_EP_PORT_STATUS = 0,
 	MRC_EP_EV_PROBE = 1,
-	MRC_EP_PORT_STATUS = 2,
 	MRC_EP_CONNECT = 0x10,
 	MRC_EP_CLOSE = 0x11,
 };
@@ -256,11 +294,13 @@ struct mrc_meth {
 /**
  * struct mrc_tseth - transmit timestamp extension (4 bytes, BTH.ts=1).
  * @tx_ts: sender timestamp, units of MRC_TS_UNIT_NS, wraps
- * @flags: opaque to the codec, owned by the congestion control
+ * @tsr: the tsr bit, carried, not interpreted
+ * @ftype: timestamp format type (4 bits; MRC_TS_FTYPE)
  */
 struct mrc_tseth {
 	u16 tx_ts;
-	u16 flags;
+	bool tsr;
+	u8 ftype;
 };
 
 /**
@@ -276,13 +316,13 @@ struct mrc_reth {
 };
 
 /**
- * struct mrc_aeth - transport ACK extended header (4 bytes, our layout).
- * @syndrome: IBTA-style ACK syndrome, carried, not interpreted
- * @msn: MSN being acknowledged
+ * struct mrc_aeth - transport ACK extended header (4 bytes, IBTA layout).
+ * @syndrome: IBTA ACK syndrome, carried, not interpreted
+ * @msn: MSN being acknowledged (24 bits)
  */
 struct mrc_aeth {
 	u8 syndrome;
-	u16 msn;
+	u32 msn;
 };
 
 /**
@@ -305,8 +345,8 @@ struct mrc_cc_state {
  * struct mrc_sack - reliability SACK (36 bytes incl. CC state).
  * @ecn: enum mrc_ecn_summary for @ev
  * @pr: this SACK answers a probe (then @ack_psn_off is the probe id)
- * @ack_psn_off: PSN of the triggering packet minus @cack_psn, as a signed
- *	16-bit two's complement (see mrc_sack_trigger_psn()); probe id if @pr
+ * @ack_psn_off: PSN of the triggering packet minus @cack_psn, signed (see
+ *	mrc_sack_trigger_psn()); the probe id (as a u16) if @pr
  * @ev: EV of the triggering packet, echoed
  * @src_conn: sender's connection id
  * @dst_conn: receiver's connection id
@@ -314,14 +354,14 @@ struct mrc_cc_state {
  * @cc_type: congestion-control algorithm id (4 bits)
  * @cc_flags: congestion-control flags (4 bits)
  * @mpr: receive window in units of MRC_MPR_UNIT PSNs
- * @sack_offset: bitmap base = cack_psn + sack_offset
+ * @sack_offset: bitmap base = cack_psn + sack_offset, signed
  * @bitmap: bit i (value 1 << i) = PSN base + i arrived
  * @cc: trailing CC state
  */
 struct mrc_sack {
 	u8 ecn;
 	bool pr;
-	u16 ack_psn_off;
+	s16 ack_psn_off;
 	u32 ev;
 	u16 src_conn;
 	u16 dst_conn;
@@ -329,13 +369,13 @@ struct mrc_sack {
 	u8 cc_type;
 	u8 cc_flags;
 	u8 mpr;
-	u16 sack_offset;
+	s16 sack_offset;
 	u64 bitmap;
 	struct mrc_cc_state cc;
 };
 
 /**
- * struct mrc_nack - reliability NACK (20 bytes).
+ * struct mrc_nack - reliability NACK (NETH, 20 bytes).
  * @reason: enum mrc_nack_reason
  * @vendor: vendor-specific sub-code, carried
  * @tx_ts: tx_ts of the NACKed packet, echoed
@@ -345,7 +385,6 @@ struct mrc_sack {
  * @nack_psn: the PSN being NACKed
  * @cc_type: congestion-control algorithm id (4 bits)
  * @cc_flags: congestion-control flags (4 bits)
- * @mpr: receive window in units of MRC_MPR_UNIT PSNs
  */
 struct mrc_nack {
 	u8 reason;
@@ -357,23 +396,27 @@ struct mrc_nack {
 	u32 nack_psn;
 	u8 cc_type;
 	u8 cc_flags;
-	u8 mpr;
 };
 
 /**
- * struct mrc_probe - path probe (16 bytes).
+ * struct mrc_probe - path probe (PETH, 16 bytes). The EV probed is the one
+ * the probe travels on (UDP source port and flow label), not a field.
+ * @vendor: vendor info, carried
  * @probe_id: echoed in the answering SACK's ack_psn_off (pr=1)
  * @src_conn: sender's connection id
  * @dst_conn: receiver's connection id
  * @tx_ts: sender timestamp, echoed in the answer's cc.echoed_ts
- * @ev: EV the probe was sent on
+ * @tsr: the tsr bit, carried
+ * @ftype: timestamp format type (4 bits; MRC_TS_FTYPE)
  */
 struct mrc_probe {
+	u8 vendor;
 	u16 probe_id;
 	u16 src_conn;
 	u16 dst_conn;
 	u16 tx_ts;
-	u32 ev;
+	bool tsr;
+	u8 ftype;
 };
 
 /**
@@ -403,21 +446,33 @@ struct mrc_ep_conn {
 };
 
 /**
- * struct mrc_ep - endpoint request/response (16 bytes, our design, plus a
- * MRC_EP_CONN_LEN body for the kinds of mrc_ep_kind_has_conn()).
- * @kind: enum mrc_ep_kind
- * @token: request id, echoed by the response
- * @ev: EV probed (EV probe), 0 otherwise
- * @port_mask: bit p = port/plane p reachable (port status), 0 otherwise
+ * struct mrc_ep - endpoint request (ERTH, 16 bytes) or response (EETH, 36
+ * bytes). A request of a handshake kind (mrc_ep_kind_has_conn()) carries
+ * next-header MRC_NH_VENDOR and a MRC_EP_CONN_LEN body after the ERTH; a
+ * response carries the body in EETH bytes 4-27, reserved for MRC 1.0's own
+ * operations.
+ * @kind: enum mrc_ep_kind (op and vendor info on the wire)
+ * @token: request id in BTH.PSN bits 15-0 (the public description puts the
+ *	EV probe's id there), echoed by the response
+ * @port_mask: bit p = port/plane p reachable (port-status request only)
  * @tx_ts: sender timestamp (request) or echoed timestamp (response)
+ * @vendor: vendor info of MRC 1.0's ops, carried (0 for our handshake
+ *	kinds, whose code is the vendor info on the wire)
+ * @tsr: the request's tsr bit, carried (0 in a response)
+ * @ftype: the request's timestamp format type (MRC_TS_FTYPE; 0 in a
+ *	response)
  * @conn: handshake body (MRC_EP_CONNECT, MRC_EP_CLOSE)
+ *
+ * An EV probe travels on the EV it probes: there is no EV field.
  */
 struct mrc_ep {
 	u8 kind;
 	u16 token;
-	u32 ev;
 	u32 port_mask;
 	u16 tx_ts;
+	u8 vendor;
+	bool tsr;
+	u8 ftype;
 	struct mrc_ep_conn conn;
 };
 
@@ -529,11 +584,13 @@ static inline s32 mrc_msn_diff(u16 a, u16 b)
 /* PSN of the packet that triggered a (non-probe) SACK. */
 static inline u32 mrc_sack_trigger_psn(const struct mrc_sack *s)
 {
-	u32 off = s->ack_psn_off;
+	return mrc_psn_add(s->cack_psn, (u32)(s32)s->ack_psn_off);
+}
 
-	if (off & 0x8000u)
-		off |= 0xffff0000u;	/* sign-extend; wraps mod 2^24 */
-	return mrc_psn_add(s->cack_psn, off);
+/* First PSN the SACK bitmap covers (bit 0). */
+static inline u32 mrc_sack_bitmap_base(const struct mrc_sack *s)
+{
+	return mrc_psn_add(s->cack_psn, (u32)(s32)s->sack_offset);
 }
 
 /* ---- EV on the wire (IPv6/UDP) ---- */
@@ -548,6 +605,15 @@ static inline u16 mrc_ev_to_udp_sport(u32 ev)
 static inline u32 mrc_ev_to_flowlabel(u32 ev)
 {
 	return ev >> 16;
+}
+
+/*
+ * UDP source port of an endpoint (handshake) packet: from the ephemeral
+ * range, varied by the request id, never a well-known port or 4791.
+ */
+static inline u16 mrc_ep_udp_sport(u16 token)
+{
+	return (u16)(0xc000u | (token & 0x3fffu));
 }
 
 /* Rebuild the EV from the received UDP source port and flow label. */
@@ -582,33 +648,59 @@ int mrc_nack_encode(const struct mrc_nack *h, u8 *buf, u32 cap);
 int mrc_nack_decode(const u8 *buf, u32 len, struct mrc_nack *h);
 int mrc_probe_encode(const struct mrc_probe *h, u8 *buf, u32 cap);
 int mrc_probe_decode(const u8 *buf, u32 len, struct mrc_probe *h);
-int mrc_ep_encode(const struct mrc_ep *h, u8 *buf, u32 cap);
-int mrc_ep_decode(const u8 *buf, u32 len, struct mrc_ep *h);
+int mrc_erth_encode(const struct mrc_ep *h, u8 *buf, u32 cap);
+int mrc_erth_decode(const u8 *buf, u32 len, struct mrc_ep *h);
+int mrc_eeth_encode(const struct mrc_ep *h, u8 *buf, u32 cap);
+int mrc_eeth_decode(const u8 *buf, u32 len, struct mrc_ep *h);
 
-/* ---- ICRC: CRC-32 (IEEE 802.3) from BTH to the end of the pad ---- */
+/*
+ * ---- ICRC: the RoCEv2 invariant CRC ----
+ *
+ * CRC-32 (IEEE 802.3, crc32_le, seed ~0, final inversion) over eight 0xff
+ * bytes (the masked LRH), the IPv6 header in front of the UDP header with
+ * traffic class, flow label and hop limit all ones, the UDP header with
+ * checksum 0xffff, the BTH with byte 4 (resv8a) 0xff, and every byte after
+ * the BTH up to the end of the pad; appended least significant byte first.
+ * Under SRv6 encapsulation the IPv6 header covered is the inner one (the
+ * one the peer sees after decapsulation). Our choice where RoCEv2 is
+ * silent: the pseudo IPv6 header always says payload length = UDP length
+ * and next header = UDP, so an inline routing header does not change it.
+ */
 
-static inline u32 mrc_icrc_begin(void)
-{
-	return 0xffffffffu;
-}
+/**
+ * struct mrc_icrc_ip6 - the IPv6/UDP fields the ICRC covers.
+ * @saddr: source address of the IPv6 header in front of UDP
+ * @daddr: its destination address (the final one)
+ * @sport: UDP source port
+ * @dport: UDP destination port
+ */
+struct mrc_icrc_ip6 {
+	u8 saddr[16];
+	u8 daddr[16];
+	u16 sport;
+	u16 dport;
+};
+
+/* CRC state after the masked LRH (eight 0xff bytes from seed ~0). */
+#define MRC_ICRC_LRH_STATE	0xdebb20e3u
 
 u32 mrc_icrc_update(u32 state, const u8 *p, u32 len);
-
-static inline u32 mrc_icrc_end(u32 state)
-{
-	return ~state;
-}
-
-u32 mrc_icrc(const u8 *p, u32 len);
-bool mrc_pkt_icrc_ok(const u8 *buf, u32 len);
+u32 mrc_icrc_seed(const struct mrc_icrc_ip6 *ip, u32 len);
+u32 mrc_icrc_body(u32 seed, const u8 *p, u32 len);
+u32 mrc_icrc(const struct mrc_icrc_ip6 *ip, const u8 *p, u32 len);
+bool mrc_pkt_icrc_ok(const struct mrc_icrc_ip6 *ip, const u8 *buf, u32 len);
 
 /* ---- whole packets ---- */
 
 u32 mrc_pkt_hdr_len(const struct mrc_pkt *p);
 int mrc_pkt_encode_hdr(const struct mrc_pkt *p, u8 *buf, u32 cap);
-int mrc_pkt_finish(u8 *buf, u32 len, u32 cap);
+int mrc_pkt_finish(const struct mrc_icrc_ip6 *ip, u8 *buf, u32 len, u32 cap);
 int mrc_pkt_encode(const struct mrc_pkt *p, u8 *buf, u32 cap);
+int mrc_pkt_encode_ip6(const struct mrc_icrc_ip6 *ip, const struct mrc_pkt *p,
+		       u8 *buf, u32 cap);
 int mrc_pkt_decode_flags(const u8 *buf, u32 len, u32 flags, struct mrc_pkt *out);
 int mrc_pkt_decode(const u8 *buf, u32 len, struct mrc_pkt *out);
+int mrc_pkt_decode_ip6(const struct mrc_icrc_ip6 *ip, const u8 *buf, u32 len,
+		       u32 flags, struct mrc_pkt *out);
 
 #endif /* MRC_WIRE_H */

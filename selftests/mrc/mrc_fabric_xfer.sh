@@ -33,8 +33,8 @@
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
+. ./mrc_fabric_mrc.sh
 
-MRCCTL=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
 N=${MRC_FX_MSGS:-100}
 MAX=${MRC_FX_MAX:-1048576}
 # Plane down under tbf, per host port: 4 x 10 Mbit/s each way stays well
@@ -56,7 +56,6 @@ trap 'drain_conns; fabric_destroy; rm -rf "$out"' EXIT
 
 ms_now() { echo $((${EPOCHREALTIME/./} / 1000)); }
 timing() { log "time: $1 at $(((${EPOCHREALTIME/./} - t_start) / 1000)) ms"; }
-mrcctl() { local h=$1; shift; fabric_exec "$h" "$MRCCTL" "$@"; }
 # all COND...: run each quoted test, true if all are
 all() { local c; for c in "$@"; do eval "$c" || return 1; done; }
 
@@ -89,12 +88,7 @@ timing "fabric up (set-up ${FAB_SETUP_MS} ms)"
 HA=${FAB_HADDR[hA]}
 HB=${FAB_HADDR[hB]}
 
-for h in hA hB; do
-	for ((p = 0; p < FAB_NPLANES; p++)); do
-		mrcctl "$h" plane add id "$p" dev "pl$p" addr "${FAB_ADDR[$h,$p]}" >/dev/null ||
-			{ log "FAIL: plane $p on $h"; exit $ksft_fail; }
-	done
-done
+mrc_fabric_planes || exit $ksft_fail
 
 # none mode needs the plane-less host addresses routed in every plane
 # (the fabric routes them only through SRv6): host routes per plane device,
@@ -121,24 +115,6 @@ fabric_plain_routes() {
 	_fab_run "ip -6" "${!FAB_BATCH[@]}"
 }
 
-# set_routes MODE: the route to the peer's plane-less address on both hosts
-set_routes() {
-	local mode=$1 h o p s v args
-	for h in hA hB; do
-		o=hB; [ "$h" = hB ] && o=hA
-		args=()
-		for ((p = 0; p < FAB_NPLANES; p++)); do
-			for ((s = 0; s < FAB_NSPINES; s++)); do
-				case $mode in
-				srh) fabric_path_segs -v v "$h" "$o" "$p" "$s"; args+=(plane "$p" segs "$v") ;;
-				usid) fabric_path_usid -v v "$h" "$o" "$p" "$s"; args+=(plane "$p" usid "$v") ;;
-				esac
-			done
-		done
-		mrcctl "$h" route replace "${FAB_HADDR[$o]}/128" encap "$mode" "${args[@]}" >/dev/null ||
-			{ log "FAIL: route $mode on $h"; return 1; }
-	done
-}
 
 # Counters: "node key packets" lines; SID routes plus the spines' ports.
 snap() {
@@ -191,14 +167,7 @@ xfer_check() {
 	rc=$?
 	wait "$XS_PID"
 	src=$?
-	check "$name: client exit ($(head -c 300 "$out/$name.cli.err"))" [ "$rc" = 0 ]
-	check "$name: server exit ($(head -c 300 "$out/$name.srv.err"))" [ "$src" = 0 ]
-	expect_eq "$name: client->server digest" \
-		"$(awk '$1 == "tx" { print $2, $3, $4 }' "$out/$name.cli")" \
-		"$(awk '$1 == "rx" { print $2, $3, $4 }' "$out/$name.srv")"
-	expect_eq "$name: server->client digest" \
-		"$(awk '$1 == "tx" { print $2, $3, $4 }' "$out/$name.srv")" \
-		"$(awk '$1 == "rx" { print $2, $3, $4 }' "$out/$name.cli")"
+	xfer_verdict "$name" "$out" "$rc" "$src"
 	expect_eq "$name: messages each way" "$n" \
 		"$(awk '$1 == "rx" { print $3 }' "$out/$name.cli")"
 	log "$name: $(grep rate "$out/$name.cli"), $(awk '$1 == "tx" { print $4 }' "$out/$name.cli") B out"
@@ -236,7 +205,7 @@ spray_check() {
 fabric_plain_routes || { log "FAIL: plain routes"; exit $ksft_fail; }
 for mode in srh usid none; do
 	t0=$(ms_now)
-	set_routes "$mode" || exit $ksft_fail
+	mrc_fabric_routes "$mode" || exit $ksft_fail
 	snap "$out/b.$mode"
 	xfer_start "$mode" "$N"
 	xfer_check "$mode" "$N"
@@ -280,17 +249,17 @@ check "every connection closed" [ "$(($(conn_count hA) + $(conn_count hB)))" = 0
 # The evidence is the per-EV state mrcctl reports ("mrcctl -j path show", the
 # conn-get dump): every EV of the connection with its index, value, plane and
 # state. Which path an EV takes is the datapath's rule (mrc_mp_xmit()): its
-# plane is the value's low byte (the "plane" field; planes 0..3 all exist and
-# are all on the route, so the engine's plane index is the plane id), its
-# path is number (ev >> 8) % (paths of that plane) of the plane's paths in
-# route order, and set_routes lists spine 0, spine 1 for every plane: the
-# EV's spine is (ev >> 8) % FAB_NSPINES.
+# plane is the value's top byte, bits 31-24 (the "plane" field; planes 0..3
+# all exist and are all on the route, so the engine's plane index is the
+# plane id), its path is number (ev & 0xffffff) % (paths of that plane) of
+# the plane's paths in route order, and mrc_fabric_routes lists spine 0, spine 1
+# for every plane: the EV's spine is (ev & 0xffffff) % FAB_NSPINES.
 FO_PLANE=1 FO_SPINE=0
 
 # ev_states HOST FILE: "index plane spine state" per EV of HOST's connection
 # to the other host, from mrcctl -j path show parsed by jq; false unless
 # there is exactly one such connection and every EV's plane is its value's
-# low byte (the mapping above). FILE.json and FILE.err are kept.
+# top byte (the mapping above). FILE.json and FILE.err are kept.
 ev_states() {
 	local o=hB
 	[ "$1" = hB ] && o=hA
@@ -299,8 +268,8 @@ ev_states() {
 		[.[] | select(.peer == $peer)] |
 		if length != 1 then error("\(length) connections to \($peer)") else .[0] end |
 		.paths[] |
-		if .plane != .ev % 256 then error("EV \(.index): plane \(.plane), value \(.ev)") else . end |
-		"\(.index) \(.plane) \((.ev / 256 | floor) % $ns) \(.state)"' \
+		if .plane != (.ev / 16777216 | floor) then error("EV \(.index): plane \(.plane), value \(.ev)") else . end |
+		"\(.index) \(.plane) \((.ev % 16777216) % $ns) \(.state)"' \
 		"$2.json" >"$2" 2>>"$2.err"
 }
 
@@ -317,7 +286,7 @@ ev_count_other() {
 }
 
 command -v jq >/dev/null || { log "FAIL: no jq in the guest (scripts/vm/mkinitramfs.sh)"; exit $ksft_fail; }
-set_routes srh || exit $ksft_fail
+mrc_fabric_routes srh || exit $ksft_fail
 t0=$(ms_now)
 hold=$out/fo.hold
 evs=$out/fo.evs

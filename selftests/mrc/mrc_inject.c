@@ -66,6 +66,15 @@
 
 static uint64_t rs;
 
+/*
+ * The ICRC covers the IPv6 addresses and UDP ports (RoCEv2): in the plain
+ * UDP mode the socket is connected first and its local address and port
+ * go in here; NULL in the -S mode (those packets go to nobody's QPN and
+ * are dropped before the ICRC is looked at).
+ */
+static struct mrc_icrc_ip6 icrc_ip;
+static const struct mrc_icrc_ip6 *icrc_ctx;
+
 static uint32_t rnd(void)
 {
 	uint64_t z = (rs += 0x9E3779B97F4A7C15ull);
@@ -97,7 +106,7 @@ static int data_pkt(uint8_t *buf, uint32_t qpn, uint32_t psn)
 	p.payload = payload;
 	p.payload_len = p.reth.dma_len;
 	p.bth.pad_cnt = mrc_pad_for(p.payload_len);
-	return mrc_pkt_encode(&p, buf, 2048);
+	return mrc_pkt_encode_ip6(icrc_ctx, &p, buf, 2048);
 }
 
 /* ---- -S: raw IPv6 with a segment routing header ---- */
@@ -486,6 +495,7 @@ int main(int argc, char **argv)
 	uint8_t buf[2048];
 	struct mrc_pkt p;
 	int fd, c, len, k, srh = 0;
+	socklen_t slen;
 
 	rs = 12345;
 	while ((c = getopt(argc, argv, "d:q:c:n:b:s:f:S")) != -1) {
@@ -521,6 +531,18 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* Fix the source address and port: the ICRC covers them. */
+	slen = sizeof(src);
+	if (connect(fd, (struct sockaddr *)&dst, sizeof(dst)) ||
+	    getsockname(fd, (struct sockaddr *)&src, &slen)) {
+		perror("connect");
+		return 1;
+	}
+	memcpy(icrc_ip.saddr, &src.sin6_addr, 16);
+	memcpy(icrc_ip.daddr, &dst.sin6_addr, 16);
+	icrc_ip.sport = ntohs(src.sin6_port);
+	icrc_ip.dport = MRC_UDP_PORT;
+	icrc_ctx = &icrc_ip;
 	for (i = 0; i < count; i++) {
 		k = i % 8;
 		switch (k) {
@@ -531,12 +553,12 @@ int main(int argc, char **argv)
 			break;
 		case 1:
 			base(&p, 0xc6, qpn);
-			len = mrc_pkt_encode(&p, buf, sizeof(buf));
+			len = mrc_pkt_encode_ip6(icrc_ctx, &p, buf, sizeof(buf));
 			/* an opcode MRC 1.0 does not define, ICRC recomputed */
 			do
 				buf[0] = (uint8_t)rnd();
 			while (mrc_op_valid(buf[0]));
-			len = mrc_pkt_finish(buf, MRC_BTH_LEN + 32, sizeof(buf));
+			len = mrc_pkt_finish(icrc_ctx, buf, MRC_BTH_LEN + 32, sizeof(buf));
 			break;
 		case 2:
 			len = data_pkt(buf, 0x10 + rnd() % 0x1000, rnd());
@@ -555,7 +577,7 @@ int main(int argc, char **argv)
 			p.sack.cack_psn = rnd() & MRC_PSN_MASK;
 			p.sack.mpr = (uint8_t)rnd();
 			p.sack.bitmap = ((uint64_t)rnd() << 32) | rnd();
-			len = mrc_pkt_encode(&p, buf, sizeof(buf));
+			len = mrc_pkt_encode_ip6(icrc_ctx, &p, buf, sizeof(buf));
 			break;
 		case 5:
 			base(&p, MRC_OP_NACK, qpn);
@@ -564,8 +586,7 @@ int main(int argc, char **argv)
 			p.nack.src_conn = (uint16_t)rnd();
 			p.nack.dst_conn = (uint16_t)rnd();
 			p.nack.nack_psn = rnd() & MRC_PSN_MASK;
-			p.nack.mpr = (uint8_t)rnd();
-			len = mrc_pkt_encode(&p, buf, sizeof(buf));
+			len = mrc_pkt_encode_ip6(icrc_ctx, &p, buf, sizeof(buf));
 			break;
 		case 6:
 			len = data_pkt(buf, qpn, rnd());
@@ -583,13 +604,13 @@ int main(int argc, char **argv)
 			p.ep.conn.src_conn = (uint16_t)rnd();
 			p.ep.conn.dst_conn = (uint16_t)rnd();
 			p.ep.conn.status = rnd() % MRC_EP_ST_NR;
-			len = mrc_pkt_encode(&p, buf, sizeof(buf));
+			len = mrc_pkt_encode_ip6(icrc_ctx, &p, buf, sizeof(buf));
 			break;
 		}
 		if (len < 0)
 			len = 0;
-		if (sendto(fd, buf, len, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
-			perror("sendto");
+		if (send(fd, buf, len, 0) < 0) {
+			perror("send");
 			return 1;
 		}
 		sent[k]++;

@@ -15,8 +15,8 @@
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
+. ./mrc_fabric_mrc.sh
 
-MRCCTL=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
 N=${MRC_PROF_MSGS:-60}
 MAX=${MRC_PROF_MAX:-262144}
 out=$(mktemp -d)
@@ -26,7 +26,6 @@ mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 [ -x "$MRCCTL" ] || { log "mrcctl not built at $MRCCTL"; exit $ksft_fail; }
 trap 'fabric_destroy; rm -rf "$out"' EXIT
 
-mrcctl() { local h=$1; shift; fabric_exec "$h" "$MRCCTL" "$@"; }
 # info NAME SIDE KEY: a number of the last MRC_INFO JSON of a transfer
 info() { sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p" "$out/$1.$2.info" 2>/dev/null; }
 # plane_traffic DELTAFILE PLANE: packets the spines of PLANE forwarded
@@ -34,20 +33,7 @@ plane_traffic() { awk -v p="^sp-p$2-" '$1 ~ p { s += $3 } END { print s + 0 }' "
 
 fabric_create || exit $ksft_fail
 HB=${FAB_HADDR[hB]}
-for h in hA hB; do
-	o=hB; [ "$h" = hB ] && o=hA
-	args=()
-	for ((p = 0; p < FAB_NPLANES; p++)); do
-		mrcctl "$h" plane add id "$p" dev "pl$p" addr "${FAB_ADDR[$h,$p]}" >/dev/null ||
-			{ log "plane $p on $h"; exit $ksft_fail; }
-		for ((s = 0; s < FAB_NSPINES; s++)); do
-			fabric_path_segs -v v "$h" "$o" "$p" "$s"
-			args+=(plane "$p" segs "$v")
-		done
-	done
-	mrcctl "$h" route add "${FAB_HADDR[$o]}/128" encap srh "${args[@]}" >/dev/null ||
-		{ log "route on $h"; exit $ksft_fail; }
-done
+mrc_fabric_up srh || exit $ksft_fail
 
 # xfer NAME [mrc_xfer options for both ends]: one transfer, digests checked,
 # SID counter deltas of the whole fabric in $out/NAME.delta

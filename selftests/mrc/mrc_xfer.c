@@ -28,6 +28,9 @@
  * --linger SECS: after the transfer, keep the connection open SECS seconds
  * (still writing --info-file), e.g. to watch probes restore EVs.
  * --plane-mask MASK: MRC_PLANE_MASK before connect()/listen().
+ * --rcvbuf BYTES: SO_RCVBUF before connect()/listen() (an accepted
+ *   connection inherits the listener's), e.g. to make a stalled reader
+ *   refuse data sooner.
  * --profile CC:EV: MRC_PROFILE (congestion-control and EV profile ids).
  * --stall AFTER:MS: after receiving AFTER messages stop reading for MS
  *   milliseconds (a reader that sleeps), printing "stall begin" and
@@ -252,7 +255,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mrc_xfer (-l | -c ADDR) -p PORT [-n N] [-s SEED] [-M MAX] [-q FILE]\n"
 		"       [--info-json] [--hold FILE] [--info-file FILE] [--linger SECS]\n"
-		"       [--plane-mask MASK] [--profile CC:EV]\n");
+		"       [--plane-mask MASK] [--profile CC:EV] [--stall AFTER:MS]\n"
+		"       [--rcvbuf BYTES]\n");
 	exit(2);
 }
 
@@ -306,6 +310,7 @@ int main(int argc, char **argv)
 		{ "plane-mask", required_argument, NULL, 'P' },
 		{ "profile", required_argument, NULL, 'R' },
 		{ "stall", required_argument, NULL, 'S' },
+		{ "rcvbuf", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *hold = NULL, *ifile = NULL;
@@ -325,7 +330,7 @@ int main(int argc, char **argv)
 	unsigned char *tx, *rx;
 	struct sha256 hs, hr;
 	struct sockaddr_mrc sa;
-	int listen_mode = 0, port = 0, fam, fd, lfd, c;
+	int listen_mode = 0, port = 0, fam, fd, lfd, c, rcvbuf = 0;
 	bool have = false;
 	char hex[65];
 	double t0, dt;
@@ -356,6 +361,11 @@ int main(int argc, char **argv)
 			if (sscanf(optarg, "%lu:%lu", &stall_after, &stall_ms) != 2 || !stall_ms)
 				usage();
 			break;
+		case 'B':
+			rcvbuf = atoi(optarg);
+			if (rcvbuf <= 0)
+				usage();
+			break;
 		default: usage();
 		}
 	}
@@ -381,6 +391,10 @@ int main(int argc, char **argv)
 	}
 	if (set_prof && setsockopt(fd, SOL_MRC, MRC_PROFILE, &prof, sizeof(prof))) {
 		perror("MRC_PROFILE");
+		return 1;
+	}
+	if (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
+		perror("SO_RCVBUF");
 		return 1;
 	}
 	if (listen_mode) {

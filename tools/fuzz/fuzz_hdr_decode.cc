@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1 || size > 4096) return 0;
     std::vector<u8> in(data + 1, data + size);
 
-    switch (data[0] % 10) {
+    switch (data[0] % 11) {
         case 0:
             check<mrc_bth>(in, mrc_bth_decode, mrc_bth_encode);
             break;
@@ -78,8 +78,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 8:
             check<mrc_probe>(in, mrc_probe_decode, mrc_probe_encode);
             break;
+        case 9:
+            check<mrc_ep>(in, mrc_erth_decode, mrc_erth_encode);
+            break;
         default:
-            check<mrc_ep>(in, mrc_ep_decode, mrc_ep_encode);
+            check<mrc_ep>(in, mrc_eeth_decode, mrc_eeth_encode);
             break;
     }
     return 0;

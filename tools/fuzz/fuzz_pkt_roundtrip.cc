@@ -53,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     p.meth.rqmsn = fdp.ConsumeIntegral<u16>();
     p.meth.msn = fdp.ConsumeIntegral<u16>();
     p.tseth.tx_ts = fdp.ConsumeIntegral<u16>();
-    p.tseth.flags = fdp.ConsumeIntegral<u16>();
+    p.tseth.tsr = fdp.ConsumeBool();
+    p.tseth.ftype = fdp.ConsumeIntegralInRange<u8>(0, 16);
     p.reth.dma_len = fdp.ConsumeIntegralInRange<u32>(0, 4096);
     p.reth.va = fdp.ConsumeIntegralInRange<u64>(0, p.reth.dma_len + 1ull);
     p.reth.rkey = fdp.ConsumeIntegral<u32>();
@@ -61,12 +62,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     switch (p.bth.opcode) {
         case MRC_OP_ACK:
             p.aeth.syndrome = fdp.ConsumeIntegral<u8>();
-            p.aeth.msn = fdp.ConsumeIntegral<u16>();
+            p.aeth.msn = fdp.ConsumeIntegralInRange<u32>(0, 0x1000000);
             break;
         case MRC_OP_SACK:
             p.sack.ecn = fdp.ConsumeIntegralInRange<u8>(0, 3);
             p.sack.pr = fdp.ConsumeBool();
-            p.sack.ack_psn_off = fdp.ConsumeIntegral<u16>();
+            p.sack.ack_psn_off = fdp.ConsumeIntegral<s16>();
             p.sack.ev = fdp.ConsumeIntegral<u32>();
             p.sack.src_conn = fdp.ConsumeIntegral<u16>();
             p.sack.dst_conn = fdp.ConsumeIntegral<u16>();
@@ -74,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             p.sack.cc_type = fdp.ConsumeIntegralInRange<u8>(0, 16);
             p.sack.cc_flags = fdp.ConsumeIntegralInRange<u8>(0, 16);
             p.sack.mpr = fdp.ConsumeIntegral<u8>();
-            p.sack.sack_offset = fdp.ConsumeIntegral<u16>();
+            p.sack.sack_offset = fdp.ConsumeIntegral<s16>();
             p.sack.bitmap = fdp.ConsumeIntegral<u64>();
             p.sack.cc.echoed_ts = fdp.ConsumeIntegral<u16>();
             p.sack.cc.ooo_count = fdp.ConsumeIntegralInRange<u16>(0, 0x8000);
@@ -92,22 +93,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             p.nack.nack_psn = fdp.ConsumeIntegralInRange<u32>(0, 0x1000000);
             p.nack.cc_type = fdp.ConsumeIntegralInRange<u8>(0, 16);
             p.nack.cc_flags = fdp.ConsumeIntegralInRange<u8>(0, 16);
-            p.nack.mpr = fdp.ConsumeIntegral<u8>();
             break;
         case MRC_OP_PROBE:
             p.probe.probe_id = fdp.ConsumeIntegral<u16>();
             p.probe.src_conn = fdp.ConsumeIntegral<u16>();
             p.probe.dst_conn = fdp.ConsumeIntegral<u16>();
             p.probe.tx_ts = fdp.ConsumeIntegral<u16>();
-            p.probe.ev = fdp.ConsumeIntegral<u32>();
+            p.probe.vendor = fdp.ConsumeIntegral<u8>();
+            p.probe.tsr = fdp.ConsumeBool();
+            p.probe.ftype = fdp.ConsumeIntegralInRange<u8>(0, 16);
             break;
         case MRC_OP_EP_REQ:
         case MRC_OP_EP_RESP:
-            p.ep.kind = fdp.ConsumeIntegralInRange<u8>(0, 3);
+            p.ep.kind = fdp.PickValueInArray<u8>(
+                {MRC_EP_PORT_STATUS, MRC_EP_EV_PROBE, MRC_EP_CONNECT, MRC_EP_CLOSE, 2, 0x12});
             p.ep.token = fdp.ConsumeIntegral<u16>();
-            p.ep.ev = fdp.ConsumeBool() ? 0 : fdp.ConsumeIntegral<u32>();
             p.ep.port_mask = fdp.ConsumeBool() ? 0 : fdp.ConsumeIntegral<u32>();
             p.ep.tx_ts = fdp.ConsumeIntegral<u16>();
+            p.ep.tsr = fdp.ConsumeBool() && fdp.ConsumeBool();
+            p.ep.ftype = fdp.ConsumeIntegralInRange<u8>(0, 16);
+            p.ep.conn.src_qpn = fdp.ConsumeIntegralInRange<u32>(0, 0x1000000);
+            p.ep.conn.init_psn = fdp.ConsumeIntegralInRange<u32>(0, 0x1000000);
+            p.ep.conn.status = fdp.ConsumeIntegralInRange<u8>(0, MRC_EP_ST_NR);
             break;
         default:
             break;
@@ -132,12 +139,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     REQ(d.bth.opcode == p.bth.opcode && d.bth.se == p.bth.se && d.bth.m == p.bth.m &&
         d.bth.pad_cnt == p.bth.pad_cnt && d.bth.tver == p.bth.tver && d.bth.pkey == p.bth.pkey &&
         d.bth.dest_qp == p.bth.dest_qp && d.bth.ack_req == p.bth.ack_req &&
-        d.bth.rtx == p.bth.rtx && d.bth.ts == p.bth.ts && d.bth.psn == p.bth.psn);
+        d.bth.rtx == p.bth.rtx && d.bth.ts == p.bth.ts);
+    // an endpoint op's BTH.PSN is its token
+    const bool ep = p.bth.opcode == MRC_OP_EP_REQ || p.bth.opcode == MRC_OP_EP_RESP;
+    REQ(d.bth.psn == (ep ? p.ep.token : p.bth.psn));
     REQ(d.payload_len == p.payload_len);
     REQ(!p.payload_len || !std::memcmp(d.payload, p.payload, p.payload_len));
     if (mrc_op_is_data(p.bth.opcode)) {
         REQ(d.meth.rqmsn == p.meth.rqmsn && d.meth.msn == p.meth.msn);
-        REQ(!p.bth.ts || (d.tseth.tx_ts == p.tseth.tx_ts && d.tseth.flags == p.tseth.flags));
+        REQ(!p.bth.ts || (d.tseth.tx_ts == p.tseth.tx_ts && d.tseth.tsr == p.tseth.tsr &&
+                          d.tseth.ftype == p.tseth.ftype));
         REQ(d.reth.va == p.reth.va && d.reth.rkey == p.reth.rkey &&
             d.reth.dma_len == p.reth.dma_len);
         REQ(!mrc_op_has_imm(p.bth.opcode) || d.imm == p.imm);

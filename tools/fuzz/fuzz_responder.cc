@@ -90,7 +90,7 @@ struct Host {
             mrc_tx_desc d;
             memset(&d, 0, sizeof(d));
             if (mrc_conn_poll_tx(c, now, &d) != MRC_OK) break;
-            CHECK(d.plane == (d.ev & 0xffu));
+            CHECK(d.plane == mrc_ev_plane(d.ev));
             CHECK(d.plane < planes);
             if (d.kind == MRC_TX_DATA) {
                 CHECK(d.cookie >= 1 && d.cookie <= msg_len.size());
@@ -311,7 +311,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     p.bth.opcode = MRC_OP_SACK;
                     p.sack.ecn = r.u8() % 3;
                     p.sack.pr = r.u8() & 1;
-                    p.sack.ack_psn_off = r.u16();
+                    p.sack.ack_psn_off = static_cast<s16>(r.u16());
                     p.sack.ev = r.u8() & 1 ? ev : r.u32();
                     p.sack.src_conn = 0x11;
                     p.sack.dst_conn = r.u8() & 1 ? 0x22 : r.u16();
@@ -319,7 +319,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     p.sack.cc_type = r.u8() & 15;
                     p.sack.cc_flags = r.u8() & 15;
                     p.sack.mpr = r.u8();
-                    p.sack.sack_offset = r.u16();
+                    p.sack.sack_offset = static_cast<s16>(r.u16());
                     p.sack.bitmap = r.u64();
                     p.sack.cc.echoed_ts = r.u16();
                     p.sack.cc.ooo_count = r.u16() & 0x7fff;
@@ -340,14 +340,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     p.nack.dst_conn = 0x22;
                     p.nack.nack_psn = psn;
                     p.nack.cc_type = r.u8() & 15;
-                    p.nack.mpr = r.u8();
                 } else {
                     p.bth.opcode = MRC_OP_PROBE;
+                    p.bth.psn = 0;  // reserved in a probe
                     p.probe.probe_id = r.u16();
                     p.probe.src_conn = 0x11;
                     p.probe.dst_conn = 0x22;
                     p.probe.tx_ts = r.u16();
-                    p.probe.ev = ev;
                 }
                 pktbuf.resize(64);
                 const int n = mrc_pkt_encode(&p, pktbuf.data(), static_cast<u32>(pktbuf.size()));

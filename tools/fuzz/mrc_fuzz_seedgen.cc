@@ -93,15 +93,23 @@ int main(int argc, char** argv) {
     pkts.push_back(p);
     p = base(MRC_OP_PROBE);
     p.probe.probe_id = 3;
-    p.probe.ev = 0x55aa;
+    p.probe.ftype = MRC_TS_FTYPE;
+    p.bth.psn = 0;  // reserved in a probe
     pkts.push_back(p);
     p = base(MRC_OP_EP_REQ);
-    p.ep.kind = MRC_EP_EV_PROBE;
-    p.ep.ev = 0x10001;
-    pkts.push_back(p);
-    p = base(MRC_OP_EP_RESP);
     p.ep.kind = MRC_EP_PORT_STATUS;
     p.ep.port_mask = 0xff;
+    p.ep.token = 1;
+    pkts.push_back(p);
+    p = base(MRC_OP_EP_RESP);
+    p.ep.kind = MRC_EP_EV_PROBE;
+    p.ep.token = 2;
+    pkts.push_back(p);
+    p = base(MRC_OP_EP_REQ);
+    p.ep.kind = MRC_EP_CONNECT;
+    p.ep.token = 3;
+    p.ep.conn.src_qpn = 0x42;
+    p.ep.conn.init_psn = 0x100;
     pkts.push_back(p);
 
     int i = 0;

@@ -215,8 +215,10 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "conn_closed",
     "rx_bad_srh",
     "timer_stalls",
+    "tx_port_status",
+    "rx_port_status",
 };
-static_assert(MRC_STATS_ATTR_TIMER_STALLS == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_RX_PORT_STATUS == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -53,7 +53,7 @@ inline uint64_t Delta(uint64_t now, uint64_t before) { return now >= before ? no
 // Rate per second of a delta over `secs` (0 when secs <= 0).
 inline double Rate(uint64_t delta, double secs) { return secs > 0 ? delta / secs : 0.0; }
 
-// "0x1203" form of an EV value, and its entropy part (ev >> 8).
+// "0x1203" form of an EV value (plane in bits 31-24, entropy in 23-0).
 std::string EvHex(uint32_t ev);
 
 }  // namespace mrcstat

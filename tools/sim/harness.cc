@@ -168,7 +168,7 @@ void Harness::emit(int ep, mrc_tx_desc& d) {
     Endpoint& e = eps_[ep];
     HostCounters& hc = e.hc;
     if (d.kind < hc.tx_by_kind.size()) hc.tx_by_kind[d.kind]++;
-    if (d.plane != (d.ev & 0xffu)) hc.plane_mismatch++;
+    if (d.plane != mrc_ev_plane(d.ev)) hc.plane_mismatch++;
     std::uint32_t trim_keep = 0;
     if (d.kind == MRC_TX_DATA) {
         auto it = e.tx.find(d.cookie);

@@ -100,7 +100,7 @@ struct HostCounters {
     std::uint64_t tx_data_rtx = 0;
     std::uint64_t tx_bytes = 0;
     std::uint64_t encode_errors = 0;
-    std::uint64_t plane_mismatch = 0;  // desc.plane != ev & 0xff
+    std::uint64_t plane_mismatch = 0;  // desc.plane != mrc_ev_plane(ev)
     std::uint64_t unknown_cookie = 0;  // data desc for a message we don't hold
     std::uint64_t rx_pkts = 0;
     std::uint64_t rx_trimmed = 0;

@@ -124,10 +124,10 @@ void Network::check(unsigned plane, unsigned path) const {
 std::uint32_t Network::make_ev(unsigned plane, unsigned path, std::uint32_t salt) const {
     check(plane, path);
     // Entropy field is 24 bits; choose a multiple of K plus path so that
-    // (ev >> 8) % K == path for any salt.
+    // (ev & 0xffffff) % K == path for any salt.
     const std::uint32_t max_mult = ((1u << 24) - 1 - path) / paths_;
     const std::uint32_t ent = (salt % (max_mult + 1)) * paths_ + path;
-    return (ent << 8) | plane;
+    return (static_cast<std::uint32_t>(plane) << 24) | ent;
 }
 
 LinkConfig& Network::link(unsigned plane, unsigned path, Dir dir) {

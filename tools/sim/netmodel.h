@@ -14,7 +14,8 @@
 // blackhole settings (by default both directions share one LinkConfig).
 //
 // EV -> path convention (fixed, shared with the engine's tests):
-//   plane = ev & 0xff, path index within the plane = (ev >> 8) % K.
+//   plane = ev >> 24, path index within the plane = (ev & 0xffffff) % K
+//   (the engine's layout, mrc_engine.h).
 // A packet whose plane is >= P is dropped and counted (Network::stats()).
 //
 // Determinism: each link draws from its own splitmix64/xoshiro256** stream
@@ -150,8 +151,8 @@ class Network {
     unsigned paths_per_plane() const { return paths_; }
 
     // EV convention (see top of file).
-    static constexpr std::uint8_t ev_plane(std::uint32_t ev) { return ev & 0xffu; }
-    std::uint32_t ev_path(std::uint32_t ev) const { return (ev >> 8) % paths_; }
+    static constexpr std::uint8_t ev_plane(std::uint32_t ev) { return ev >> 24; }
+    std::uint32_t ev_path(std::uint32_t ev) const { return (ev & 0xffffffu) % paths_; }
     // An EV that maps onto (plane, path) with the given extra entropy.
     std::uint32_t make_ev(unsigned plane, unsigned path, std::uint32_t salt = 0) const;
 

@@ -343,6 +343,8 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_CONN_CLOSED: connections torn down
  * @MRC_STATS_ATTR_RX_BAD_SRH: dropped: invalid segment routing header
  * @MRC_STATS_ATTR_TIMER_STALLS: late connection timers given a grace period
+ * @MRC_STATS_ATTR_TX_PORT_STATUS: port-status updates sent to peers
+ * @MRC_STATS_ATTR_RX_PORT_STATUS: port-status updates received from peers
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -399,6 +401,8 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_CONN_CLOSED,
 	MRC_STATS_ATTR_RX_BAD_SRH,
 	MRC_STATS_ATTR_TIMER_STALLS,
+	MRC_STATS_ATTR_TX_PORT_STATUS,
+	MRC_STATS_ATTR_RX_PORT_STATUS,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,

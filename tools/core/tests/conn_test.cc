@@ -88,7 +88,7 @@ struct Pair {
         tx_msgs[from][cookie] = std::move(b);
         return cookie;
     }
-    u64 delay_of(u32 ev) const { return base_delay + ((ev >> 8) % 5) * 300; }
+    u64 delay_of(u32 ev) const { return base_delay + ((ev & 0xffffff) % 5) * 300; }
 
     void flush(int i) {
         mrc_tx_desc d;
@@ -596,7 +596,6 @@ TEST(ConnTest, ConfigValidation) {
         [](mrc_conn_cfg& x) { x.ev_active_per_plane = 17; },
         [](mrc_conn_cfg& x) { x.ev_min_active = 0; },
         [](mrc_conn_cfg& x) { x.ev_min_active = 97; },
-        [](mrc_conn_cfg& x) { x.ev_always_skip_rounds = 0; },
         [](mrc_conn_cfg& x) { x.plane_up_mask = 0x100; },
         [](mrc_conn_cfg& x) { x.paths_per_plane = (1u << 24) + 1; },
         [](mrc_conn_cfg& x) { x.probe_interval_ns = 0; },

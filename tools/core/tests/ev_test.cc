@@ -87,7 +87,7 @@ TEST_F(EvTest, InitLayoutValuesDistinctPlaneBits) {
     std::set<u32> seen;
     for (u16 i = 0; i < m_.n_ev; i++) {
         const mrc_ev_entry& e = m_.ev[i];
-        EXPECT_EQ(e.value & 0xffu, e.plane);
+        EXPECT_EQ(e.value >> 24, e.plane);  // plane in bits 31-24
         EXPECT_EQ(e.plane, i / 16);
         EXPECT_EQ(e.state, MRC_EV_GOOD);
         EXPECT_TRUE(seen.insert(e.value).second);
@@ -102,18 +102,51 @@ TEST_F(EvTest, InitLayoutValuesDistinctPlaneBits) {
     EXPECT_TRUE(drain().empty());
 }
 
+// The low 16 bits of an EV are the UDP source port, the first thing every
+// ECMP hash sees: all sixteen bits must vary, and no EV may use port 0, a
+// well-known port or 4791 (a capture decoded port 513 as rwho).
+TEST_F(EvTest, SourcePortsCarryEntropyNeverReserved) {
+    for (u32 paths : {0u, 1u, 2u, 3u, 1024u}) {
+        SCOPED_TRACE(paths);
+        make(8, 128, 16, 8, 11 + paths, paths);
+        u32 ones = 0, zeros = 0;
+        for (u16 i = 0; i < m_.n_ev; i++) {
+            const u16 sport = static_cast<u16>(m_.ev[i].value);
+            EXPECT_GE(sport, 1024) << i;
+            EXPECT_NE(sport, MRC_UDP_PORT) << i;
+            EXPECT_TRUE(mrc_ev_sport_ok(sport));
+            ones |= sport;
+            zeros |= static_cast<u16>(~sport);
+        }
+        EXPECT_EQ(ones, 0xffffu);
+        EXPECT_EQ(zeros, 0xffffu);
+        // the port rule keeps the path rule: a plane's first EVs take
+        // distinct paths
+        if (paths > 1 && paths <= 128) {
+            std::set<u32> seen;
+            for (u16 i = 0; i < paths; i++)
+                EXPECT_TRUE(seen.insert(mrc_ev_entropy(m_.ev[i].value) % paths).second);
+        }
+    }
+    EXPECT_FALSE(mrc_ev_sport_ok(0));
+    EXPECT_FALSE(mrc_ev_sport_ok(513));
+    EXPECT_FALSE(mrc_ev_sport_ok(1023));
+    EXPECT_FALSE(mrc_ev_sport_ok(4791));
+    EXPECT_TRUE(mrc_ev_sport_ok(1024));
+}
+
 TEST_F(EvTest, PathsPerPlaneGivesDistinctPaths) {
     make(2, 32, 24, 4, 3, 40);
     for (u8 p = 0; p < 2; p++) {
         std::set<u32> paths;
         for (u16 i = p * 32; i < p * 32 + 32; i++)
-            EXPECT_TRUE(paths.insert((m_.ev[i].value >> 8) % 40).second);
+            EXPECT_TRUE(paths.insert((m_.ev[i].value & 0xffffff) % 40).second);
     }
     // More EVs than paths: every path is used, values still distinct.
     make(1, 20, 10, 2, 3, 8);
     std::set<u32> paths, vals;
     for (u16 i = 0; i < 20; i++) {
-        paths.insert((m_.ev[i].value >> 8) % 8);
+        paths.insert((m_.ev[i].value & 0xffffff) % 8);
         EXPECT_TRUE(vals.insert(m_.ev[i].value).second);
     }
     EXPECT_EQ(paths.size(), 8u);
@@ -215,23 +248,23 @@ TEST_F(EvTest, EcnSkipOnceThenGoodAfterOnePass) {
     EXPECT_TRUE(used);
 }
 
-TEST_F(EvTest, AlwaysSkipLastsSeveralPasses) {
-    make(1, 4, 4, 1);
-    cfg_.ev_always_skip_rounds = 3;
-    m_.always_skip_rounds = 3;
+// MRC 1.0: ALWAYS_SKIP means the path is assumed bad, not a longer SKIP:
+// out of the rotation, a backup takes its place, and only a probe revives it.
+TEST_F(EvTest, AlwaysSkipIsAssumedBad) {
+    make(1, 8, 4, 1);
     int idx = first_active();
     mrc_ev_on_sack(&m_, 1, idx, MRC_ECN_ALWAYS_SKIP);
-    EXPECT_EQ(m_.ev[idx].state, MRC_EV_SKIP);
-    EXPECT_EQ(m_.ev[idx].skip_left, 3);
-    int picks = 0;
-    while (m_.ev[idx].state == MRC_EV_SKIP && picks < 100) {
-        EXPECT_NE(mrc_ev_pick(&m_, 2, -1), idx);
-        picks++;
-    }
-    // Three passes over 4 EVs: 7 to 10 picks depending on its positions.
-    EXPECT_GE(picks, 7);
-    EXPECT_LE(picks, 10);
-    EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
+    EXPECT_FALSE(m_.ev[idx].active);
+    auto ev = for_idx(drain(), idx);
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_ECN);
+    EXPECT_EQ(ev[0].u.ev.new_state, MRC_EV_ASSUMED_BAD);
+    for (int i = 0; i < 100; i++) EXPECT_NE(mrc_ev_pick(&m_, 2, -1), idx);
+    // More SACKs (packets sent before) do not revive it; a probe answer does.
+    mrc_ev_on_sack(&m_, 3, idx, MRC_ECN_NONE);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(mrc_ev_probe_due(&m_, 3 + cfg_.probe_interval_ns), idx);
 }
 
 TEST_F(EvTest, NackReasons) {

@@ -52,11 +52,11 @@ TEST(NetModel, EvConvention) {
                 std::uint32_t ev = n.make_ev(p, k, salt);
                 EXPECT_EQ(Network::ev_plane(ev), p);
                 EXPECT_EQ(n.ev_path(ev), k);
-                EXPECT_EQ(ev & 0xff, p);
-                EXPECT_EQ((ev >> 8) % 3, k);
+                EXPECT_EQ(ev >> 24, p);
+                EXPECT_EQ((ev & 0xffffff) % 3, k);
             }
     // Plane 9 does not exist: dropped and counted, nothing delivered.
-    EXPECT_FALSE(n.send(0, Dir::AtoB, pkt(0x109, 100)));
+    EXPECT_FALSE(n.send(0, Dir::AtoB, pkt(0x09000001, 100)));
     EXPECT_EQ(n.dropped_bad_plane(), 1u);
     EXPECT_TRUE(n.idle());
 }

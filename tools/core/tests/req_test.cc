@@ -93,6 +93,16 @@ class ReqTest : public ::testing::Test {
         return p;
     }
     int rx(u64 now, const mrc_pkt& p) { return mrc_conn_rx(c_, now, &p, 0, 0); }
+    // One message whose only packet times out: the EV it went on (now
+    // ASSUMED_BAD) and, in *idx, that EV's index.
+    u32 time_out_first_ev(int* idx) {
+        EXPECT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+        auto d = poll(0);
+        const u32 ev = d.empty() ? 0 : d[0].ev;
+        *idx = mrc_conn_find_ev(c_, ev);
+        mrc_conn_on_timer(c_, rto());
+        return ev;
+    }
     mrc_conn_stats stats() {
         mrc_conn_stats st;
 
@@ -144,7 +154,7 @@ TEST_F(ReqTest, SegmentsMessagesIntoOpcodes) {
         EXPECT_EQ(d[i].pkt.bth.dest_qp, cfg_.peer_qpn);
         EXPECT_TRUE(d[i].pkt.bth.ts);
         EXPECT_FALSE(d[i].pkt.bth.rtx);
-        EXPECT_EQ(d[i].plane, d[i].ev & 0xff);
+        EXPECT_EQ(d[i].plane, d[i].ev >> 24);  // plane in EV bits 31-24
         EXPECT_GE(mrc_conn_find_ev(c_, d[i].ev), 0);
         EXPECT_EQ(d[i].pkt.meth.rqmsn, 0);
     }
@@ -572,6 +582,62 @@ TEST_F(ReqTest, ReceiverNotReadyProbesOnePacketThenResumes) {
     EXPECT_EQ(stats().retry_left, 4u);
 }
 
+// A stalled reader refused a window's worth, so the window is full of held
+// packets; meanwhile a packet of the message before them was lost on a dead
+// path. Its retransmission must go although the window is full: the
+// receiver frees nothing until that message is complete (a capture of the
+// fabric deadlocked exactly so).
+TEST_F(ReqTest, ReceiverNotReadyLostEarlierPacketStillRetransmitted) {
+    cfg_.cc_algo = MRC_CC_NSCC;  // congestion shrinks the window below the held bytes
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 16 * 1024, 0, 0, 1, nullptr), MRC_OK);  // PSN 0-15
+    ASSERT_EQ(mrc_conn_send(c_, 0, 16 * 1024, 0, 0, 2, nullptr), MRC_OK);  // PSN 16-31
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 32u);
+    // message 2 is refused (its packets held); message 1 arrives but for
+    // PSN 15, lost silently, and its SACKs report ECN marks
+    for (u32 i = 16; i < 32; i++)
+        EXPECT_EQ(rx(1, nack(i, MRC_NACK_NO_RESOURCE, d[i].ev)), MRC_RX_CONSUMED);
+    for (u32 i = 0; i < 15; i++) {
+        mrc_pkt s = sack(i, 0, 0, d[i].ev);
+        s.sack.ecn = MRC_ECN_SKIP_ONCE;
+        s.sack.ack_psn_off = 0;
+        rx(2 + i * kUs, s);
+    }
+    EXPECT_LT(stats().cwnd_bytes, stats().inflight_bytes);  // held bytes fill it
+    // PSN 15 times out: it must be retransmitted despite the full window
+    bool seen = false;
+    for (u64 t = rto(); t < 8 * rto() && !seen; t += rto() / 4) {
+        mrc_conn_on_timer(c_, t);
+        for (const auto& x : poll(t)) seen |= x.pkt.bth.psn == 15;
+    }
+    EXPECT_TRUE(seen);
+}
+
+// NACKs come back over different paths, out of order; the receiver admits
+// messages in order, so the probe must be the oldest refused packet, not the
+// first refusal heard: a probe of message 3 would be refused for as long as
+// message 1 is held.
+TEST_F(ReqTest, ReceiverNotReadyProbeIsOldestRefusal) {
+    create();
+    for (u64 m = 1; m <= 3; m++) ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, m, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 3u);
+    EXPECT_EQ(rx(1, nack(2, MRC_NACK_NO_RESOURCE, d[2].ev)), MRC_RX_CONSUMED);
+    EXPECT_EQ(rx(2, nack(0, MRC_NACK_NO_RESOURCE, d[0].ev)), MRC_RX_CONSUMED);
+    EXPECT_EQ(rx(3, nack(1, MRC_NACK_NO_RESOURCE, d[1].ev)), MRC_RX_CONSUMED);
+    mrc_conn_on_timer(c_, 2 + rto());
+    auto r = poll(2 + rto());
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].pkt.bth.psn, 0u);  // message 1, not message 3
+    // while the probe is unanswered only the probe goes again, never the
+    // held later messages
+    for (u64 t = 2 + rto(); t < 64 * rto(); t += rto()) {
+        mrc_conn_on_timer(c_, t);
+        for (const auto& x : poll(t)) EXPECT_EQ(x.pkt.bth.psn, 0u);
+    }
+}
+
 // The probe's message got a buffer at the receiver: the rest of that
 // message goes at once, and the next message's first packet is the next
 // probe, also at once; a refusal of that one waits again. The receiver,
@@ -752,13 +818,28 @@ TEST_F(ReqTest, RetryBudgetExhaustedFailsAndProgressRefills) {
     EXPECT_EQ(ev[0].u.error.reason, MRC_CONN_ERR_RETRY);
 }
 
+// The answer's M field still judges the probed path: a congested path comes
+// back as SKIP, not GOOD.
+TEST_F(ReqTest, ProbeAnswerHonoursM) {
+    create();
+    int bad_idx;
+    const u32 bad = time_out_first_ev(&bad_idx);
+    poll(rto());
+    rx(rto() + 5, sack(0));
+    const u64 due = rto() + cfg_.probe_interval_ns;
+    ASSERT_EQ(poll(due).size(), 1u);
+    mrc_pkt a = sack(0, 0, 1, bad);
+    a.sack.pr = true;
+    a.sack.ack_psn_off = static_cast<s16>(bad_idx);
+    a.sack.ecn = MRC_ECN_SKIP_ONCE;
+    rx(due + 20 * kUs, a);
+    EXPECT_EQ(ev_state(bad), MRC_EV_SKIP);
+}
+
 TEST_F(ReqTest, ProbeRecoversAssumedBadEv) {
     create();
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
-    auto d = poll(0);
-    const u32 bad = d[0].ev;
-    const int bad_idx = mrc_conn_find_ev(c_, bad);
-    mrc_conn_on_timer(c_, rto());
+    int bad_idx;
+    const u32 bad = time_out_first_ev(&bad_idx);
     EXPECT_EQ(ev_state(bad), MRC_EV_ASSUMED_BAD);
     auto r = poll(rto());
     ASSERT_EQ(r.size(), 1u);
@@ -776,7 +857,8 @@ TEST_F(ReqTest, ProbeRecoversAssumedBadEv) {
     EXPECT_EQ(p[0].ev, bad);
     EXPECT_EQ(p[0].pkt.bth.opcode, MRC_OP_PROBE);
     EXPECT_EQ(p[0].pkt.probe.probe_id, bad_idx);
-    EXPECT_EQ(p[0].pkt.probe.ev, bad);
+    EXPECT_EQ(p[0].pkt.bth.psn, 0u);  // reserved in a probe (MRC 1.0)
+    EXPECT_EQ(p[0].pkt.probe.ftype, MRC_TS_FTYPE);
     EXPECT_EQ(p[0].pkt.probe.src_conn, 7);
     EXPECT_EQ(p[0].pkt.probe.dst_conn, 9);
     EXPECT_EQ(stats().snd_nxt, snd_nxt);  // no PSN consumed
@@ -787,10 +869,10 @@ TEST_F(ReqTest, ProbeRecoversAssumedBadEv) {
     // Answer with the wrong probe id: ignored.
     mrc_pkt a = sack(0, 0, 1, bad);
     a.sack.pr = true;
-    a.sack.ack_psn_off = static_cast<u16>(bad_idx + 1);
+    a.sack.ack_psn_off = static_cast<s16>(bad_idx + 1);
     rx(due + 10 * kUs, a);
     EXPECT_EQ(ev_state(bad), MRC_EV_ASSUMED_BAD);
-    a.sack.ack_psn_off = static_cast<u16>(bad_idx);
+    a.sack.ack_psn_off = static_cast<s16>(bad_idx);
     rx(due + 20 * kUs, a);
     EXPECT_EQ(ev_state(bad), MRC_EV_GOOD);
     ev = events();

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A dead NIC port is announced, not discovered (issue 14). Two hosts over
+# the SRv6 fabric (srh, every plane and spine), a transfer both ways; hA's
+# port of plane 2 goes down (the leaf side: hA sees NO-CARRIER, hB's own
+# port stays up). hA sends hB an ERTH PORT_STATUS_UPDATE at once, and hB
+# must stop sending on plane 2 within 0.5 s without timing its EVs out (its
+# packets in flight there are resent elsewhere): hB's plane-2 packet count
+# stands still and none of its plane-2 EVs is ASSUMED_BAD, where
+# discovering the failure by silence marks them bad one timeout at a time.
+# When the port returns, hA announces it and hB uses plane 2 again.
+# Digests both ways; the TxPortStatus/RxPortStatus counters of
+# /proc/net/mrc.
+cd "$(dirname "$0")" || exit 1
+. ./mrc_lib.sh
+. ./mrc_fabric_lib.sh
+. ./mrc_fabric_mrc.sh
+
+P=2
+out=$(mktemp -d)
+mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
+trap 'fabric_destroy; rm -rf "$out"' EXIT
+
+fabric_create || exit $ksft_fail
+mrc_fabric_up srh || exit $ksft_fail
+HB=${FAB_HADDR[hB]}
+
+# counter HOST NAME: a /proc/net/mrc counter of HOST's namespace
+counter() { fabric_exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/mrc; }
+# info KEY: from hB's MRC_INFO file: "timeouts", "plane" (plane P
+# tx_pkts), "bad" (plane P's ASSUMED_BAD EVs)
+info() {
+	case $1 in
+	plane) jq -r ".planes[$P].tx_pkts" "$out/ps.srv.info" 2>/dev/null ;;
+	bad) jq -r ".planes[$P].bad" "$out/ps.srv.info" 2>/dev/null ;;
+	*) jq -r ".$1" "$out/ps.srv.info" 2>/dev/null ;;
+	esac
+}
+
+fabric_exec hB timeout 280 ./mrc_xfer -l -p 7400 -n 16000 -M 65536 -s 41 --info-file "$out/ps.srv.info" \
+	>"$out/ps.srv" 2>"$out/ps.srv.err" &
+spid=$!
+sleep 0.3
+fabric_exec hA timeout 280 ./mrc_xfer -c "$HB" -p 7400 -n 16000 -M 65536 -s 42 \
+	>"$out/ps.cli" 2>"$out/ps.cli.err" &
+cpid=$!
+sleep 1
+tx0=$(counter hA TxPortStatus) rx0=$(counter hB RxPortStatus)
+to0=$(info timeouts)
+pl0=$(info plane)
+check "hB sends on plane $P before the cut ($pl0 packets)" [ "${pl0:-0}" -gt 0 ]
+
+check "the transfer is still running at the cut" kill -0 "$cpid"
+fabric_hostlink_set hA $P down
+sleep 0.5
+pl1=$(info plane) to1=$(info timeouts)
+sleep 1.5
+pl2=$(info plane) to2=$(info timeouts) bad2=$(info bad)
+log "hB planes at +2 s: $(jq -c .planes "$out/ps.srv.info")"
+tx1=$(counter hA TxPortStatus) rx1=$(counter hB RxPortStatus)
+log "hB plane $P packets: $pl0 before, $pl1 at +0.5 s, $pl2 at +2 s; timeouts $to0 -> $to2"
+log "hA TxPortStatus $tx0 -> $tx1, hB RxPortStatus $rx0 -> $rx1"
+check "hA announced its dead port" [ "$((tx1 - tx0))" -ge 1 ]
+check "hB heard it" [ "$((rx1 - rx0))" -ge 1 ]
+check "hB sends nothing on plane $P after the announcement ($pl1 -> $pl2)" [ "$pl2" = "$pl1" ]
+check "no EV of plane $P timed out into ASSUMED_BAD on hB ($bad2)" [ "$bad2" = 0 ]
+
+check "the transfer is still running when the port returns" kill -0 "$cpid"
+fabric_hostlink_set hA $P up
+for ((i = 0; i < 30; i++)); do
+	sleep 0.1
+	[ "$(info plane)" != "$pl2" ] && break
+done
+pl3=$(info plane)
+log "hB plane $P packets $((i * 100)) ms after the port returned: $pl3"
+check "hB uses plane $P again once it is announced up ($pl2 -> $pl3)" [ "$pl3" -gt "$pl2" ]
+check "hA announced the port back" [ "$(($(counter hA TxPortStatus) - tx1))" -ge 1 ]
+
+wait "$cpid"
+crc=$?
+wait "$spid"
+src=$?
+xfer_verdict ps "$out" "$crc" "$src"
+finish

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What mrc.ko puts on the wire, captured (issue 14). Two hosts over the
+# SRv6 fabric (srh encapsulation, every plane and spine); tcpdump on every
+# port of hA records one transfer (messages both ways) that goes through:
+#  - the handshake and the close (ERTH/EETH, our vendor operation);
+#  - a receiver that stops reading for 1.5 s after 10 of 80 messages of up
+#    to 1 MiB, more than its receive buffer (SO_RCVBUF 1 MiB): NACK
+#    NO_RESOURCE and the receiver-not-ready probe;
+#  - then, with data flowing again, a silent spine cut (sp-p1-s0 to hA's
+#    leaf, carriers up) for 1.5 s: timeouts, ASSUMED_BAD EVs, PETH probes
+#    (and their SACK pr=1 answers if the transfer outlives the cut).
+# Here: the digests, the capture written without kernel drops. On the host,
+# after the VM run, scripts/check.sh decodes the capture
+# (build/captures/mrc_wire_capture.pcap) with tshark and
+# tools/wireshark/mrc.lua through tools/wireshark/mrc_capture_check.py:
+# every packet MRC, none malformed, every ICRC valid (the dissector's and,
+# independently, scripts/mrc_icrc.py's), data PSNs complete per QP and in
+# order as hA sent them, every header kind seen.
+cd "$(dirname "$0")" || exit 1
+. ./mrc_lib.sh
+. ./mrc_fabric_lib.sh
+. ./mrc_fabric_mrc.sh
+
+CAPDIR=${MRC_TOP:-/mrc}/build/captures
+CAP=$CAPDIR/mrc_wire_capture.pcap
+out=$(mktemp -d)
+mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
+command -v tcpdump >/dev/null || { log "FAIL: no tcpdump in the guest"; exit $ksft_fail; }
+# tcpdump runs under a subshell that ignores SIGINT: stop it with SIGTERM
+# (it still writes out what it has), by name, in hA's namespace.
+stop_tcpdump() { fabric_exec hA pkill -TERM -x tcpdump 2>/dev/null; }
+trap 'stop_tcpdump; fabric_destroy; rm -rf "$out"' EXIT
+mkdir -p "$CAPDIR" && rm -f "$CAP" "$CAP.meta"
+
+fabric_create || exit $ksft_fail
+mrc_fabric_up srh || exit $ksft_fail
+HA=${FAB_HADDR[hA]}
+HB=${FAB_HADDR[hB]}
+
+# Full packets (the ICRC is checked over all of them), every interface,
+# into the guest's RAM (the 9p share is too slow to keep up), copied after.
+fabric_exec hA timeout 280 tcpdump -Z root -i any -n -s 0 -B 65536 -w "$out/cap.pcap" ip6 \
+	2>"$out/tcpdump.err" &
+TD_PID=$!
+for ((i = 0; i < 50; i++)); do
+	grep -q "listening on" "$out/tcpdump.err" && break
+	sleep 0.1
+done
+
+fabric_exec hB timeout 240 ./mrc_xfer -l -p 7300 -n 80 -M 1048576 -s 31 --stall "10:1500" \
+	--rcvbuf 1048576 \
+	>"$out/cap.srv" 2>"$out/cap.srv.err" &
+spid=$!
+sleep 0.3
+fabric_exec hA timeout 240 ./mrc_xfer -c "$HB" -p 7300 -n 80 -M 1048576 -s 32 \
+	>"$out/cap.cli" 2>"$out/cap.cli.err" &
+cpid=$!
+# the cut, once the reader is back and data flows on every path
+for ((i = 0; i < 400; i++)); do
+	grep -q "stall end" "$out/cap.srv.err" 2>/dev/null && break
+	sleep 0.05
+done
+fabric_link_set 1 0 hA down
+sleep 1.5
+fabric_link_set 1 0 hA up
+wait "$cpid"
+crc=$?
+wait "$spid"
+src=$?
+sleep 0.5	# the close and the last SACKs
+stop_tcpdump
+wait "$TD_PID"
+cp "$out/cap.pcap" "$CAP"
+
+xfer_verdict cap "$out" "$crc" "$src"
+check "the reader stalled" grep -q "stall end" "$out/cap.srv.err"
+log "tcpdump: $(tr '\n' ' ' <"$out/tcpdump.err")"
+check "capture written" [ -s "$CAP" ]
+check "no packet dropped by the kernel" grep -q "^0 packets dropped by kernel" "$out/tcpdump.err"
+# what the host-side decoder needs to know: the sender whose PSN order counts
+echo "sender $HA" >"$CAP.meta"
+log "capture: $(stat -c %s "$CAP") bytes at $CAP, decoded on the host by scripts/check.sh"
+finish
