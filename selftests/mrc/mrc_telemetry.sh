@@ -120,7 +120,7 @@ conn_field() {
 info_field() { sed -nE "s/^info .*\"$2\":([0-9]+).*/\1/p" "$1"; }
 # timed_out_evs FILE: indexes of the EVs with timeouts (mrcctl -j path show)
 timed_out_evs() {
-	sed 's/{"index":/\n/g' "$1" | sed -nE 's/^([0-9]+),.*"timeouts":([0-9]+)}.*/\1 \2/p' |
+	sed 's/{"index":/\n/g' "$1" | sed -nE 's/^([0-9]+),.*"timeouts":([0-9]+)[,}].*/\1 \2/p' |
 		awk '$2 > 0 { print $1 }' | sort -n | uniq | tr '\n' ' '
 }
 # event_evs QPN FILTER: indexes of the EVs of ev_state events matching FILTER

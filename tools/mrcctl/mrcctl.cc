@@ -373,6 +373,9 @@ void DecodeConnPart(nlmsghdr* nlh, std::vector<Conn>& conns) {
                             case MRC_CONN_EV_ATTR_TIMEOUTS:
                                 p.timeouts = v;
                                 break;
+                            case MRC_CONN_EV_ATTR_ECN:
+                                p.ecn = v;
+                                break;
                         }
                     });
                     paths.push_back(p);

@@ -30,7 +30,7 @@ import mrc_icrc  # noqa: E402
 FIELDS = ["frame.number", "udp.dstport", "mrc.kind", "mrc.icrc.ok", "mrc.bth.destqp",
           "mrc.bth.psn", "mrc.bth.rtx", "_ws.malformed", "_ws.expert.severity",
           "_ws.expert.message", "mrc.encap", "ipv6.src", "ipv6.tclass.ecn"]
-REORDER = 64
+REORDER = 512
 MASK = 0xFFFFFF
 
 

@@ -519,6 +519,8 @@ enum mrc_conn_attr {
  * @MRC_CONN_EV_ATTR_SACKED: u64, SACKs that echoed it
  * @MRC_CONN_EV_ATTR_NACKED: u64, NACKs that echoed it
  * @MRC_CONN_EV_ATTR_TIMEOUTS: u64, packets sent on it that timed out
+ * @MRC_CONN_EV_ATTR_ECN: u64, SACKs that echoed it with an ECN verdict
+ *	(M = SKIP_ONCE or ALWAYS_SKIP: the receiver saw CE on it)
  */
 enum mrc_conn_ev_attr {
 	MRC_CONN_EV_ATTR_UNSPEC,
@@ -532,6 +534,7 @@ enum mrc_conn_ev_attr {
 	MRC_CONN_EV_ATTR_SACKED,
 	MRC_CONN_EV_ATTR_NACKED,
 	MRC_CONN_EV_ATTR_TIMEOUTS,
+	MRC_CONN_EV_ATTR_ECN,
 
 	/* private: */
 	__MRC_CONN_EV_ATTR_CNT,
