@@ -53,6 +53,14 @@
 #define MRC_K_RESET_GRACE_NS	(200 * NSEC_PER_MSEC)
 #define MRC_K_STALL_GRACE_NS	(1 * NSEC_PER_MSEC)
 /*
+ * A plane whose local queue (qdisc, device) refused a packet gets no new
+ * packets for this long: the queue drains meanwhile (a 64-packet qdisc at
+ * 1 Gbit/s needs ~0.5 ms for 64 KiB) and the retransmission is not refused
+ * at once again. Short against an RTO (16.8 ms), which is what the loss
+ * cost before (the engine learned of it by timing out).
+ */
+#define MRC_K_ROOM_BACKOFF_NS	(250 * NSEC_PER_USEC)
+/*
  * Informational event queue: one timer expiry can time out a whole window
  * (MPR packets) and demote EVs on top; a drain empties the queue after
  * every engine input, so twice the window never drops a telemetry event.
@@ -107,20 +115,19 @@ u64 mrc_now(void)
 }
 
 /**
- * mrc_conn_wake() - wake every waiter and poller of a socket
+ * mrc_conn_wake() - the socket's state changed: wake every waiter and poller
  * @sk: the socket (may have no struct socket: a child not yet accepted)
+ * @band: POLL_IN, POLL_OUT... for an O_ASYNC owner's SIGIO, or 0 for none
+ *
+ * Through the standard callback (sk_state_change), so that a kernel user
+ * or a BPF program that replaced it sees the change too. Data and room
+ * use sk_data_ready and sk_write_space (mrc_conn_drain()).
  */
-void mrc_conn_wake(struct sock *sk)
+void mrc_conn_wake(struct sock *sk, int band)
 {
-	struct socket_wq *wq;
-
-	rcu_read_lock();
-	wq = rcu_dereference(sk->sk_wq);
-	if (skwq_has_sleeper(wq))
-		wake_up_interruptible_poll(&wq->wait, EPOLLIN | EPOLLRDNORM |
-					   EPOLLOUT | EPOLLWRNORM | EPOLLERR |
-					   EPOLLHUP | EPOLLRDHUP);
-	rcu_read_unlock();
+	sk->sk_state_change(sk);
+	if (band)
+		sk_wake_async(sk, SOCK_WAKE_IO, band);
 }
 
 static u32 mrc_qpn_key(u32 qpn)
@@ -222,6 +229,7 @@ static int mrc_conn_route(struct net *net, struct mrc_sock *ms)
 	struct flowi6 fl6;
 	int err;
 
+	ms->route_mark = READ_ONCE(ms->sk.sk_mark);
 	if (ms->mp) {
 		/* Configured route: the planes' devices, not the peer's route. */
 		if (ipv6_addr_any(&ms->saddr) &&
@@ -354,7 +362,7 @@ void mrc_sk_fail(struct mrc_sock *ms, int err)
 	ms->state = MRC_ST_FAILED;
 	WRITE_ONCE(sk->sk_err, err);
 	sk_error_report(sk);
-	mrc_conn_wake(sk);
+	mrc_conn_wake(sk, 0);
 }
 
 static void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep)
@@ -374,7 +382,7 @@ static void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep)
 	}
 	/* Close: OK = no more sends (SHUT_WR), RESET = the socket is gone. */
 	if (kind == MRC_EP_CLOSE && ms->released)
-		ep->conn.status = MRC_EP_ST_RESET;
+		ep->conn.status = ms->abort ? MRC_EP_ST_ABORT : MRC_EP_ST_RESET;
 }
 
 /* Build every packet the engine has to send now into @q; lock held. */
@@ -416,8 +424,9 @@ void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q)
 {
 	u8 want = ms->released ? 2 : ms->shut_wr ? 1 : 0;
 
-	if (ms->state != MRC_ST_ESTABLISHED || ms->dead || ms->tx_pending ||
-	    want <= ms->close_sent)
+	/* An abort (SO_LINGER 0) does not wait for acknowledgements. */
+	if (ms->state != MRC_ST_ESTABLISHED || ms->dead ||
+	    (ms->tx_pending && !ms->abort) || want <= ms->close_sent)
 		return;
 	if (ms->conn) {
 		mrc_conn_flush_acks(ms->conn);
@@ -500,17 +509,21 @@ static void mrc_free_msgs(struct mrc_sock *ms)
 		if (!mb)
 			continue;
 		WRITE_ONCE(sk->sk_wmem_queued, sk->sk_wmem_queued - mb->charge);
+		mrc_mem_uncharge(ms, mb->mem);
 		mrc_mb_free(mb);
 		ms->txm[i] = NULL;
 	}
 	ms->tx_pending = 0;
 	for (i = 0; ms->rxm && i < ms->rx_cap; i++) {
+		if (ms->rxm[i])
+			mrc_mem_uncharge(ms, ms->rxm[i]->mem);
 		mrc_mb_free(ms->rxm[i]);
 		ms->rxm[i] = NULL;
 	}
 	ms->rx_inprog = 0;
 	list_for_each_entry_safe(mb, tmp, &ms->rxq, node) {
 		list_del(&mb->node);
+		mrc_mem_uncharge(ms, mb->mem);
 		mrc_mb_free(mb);
 	}
 	ms->rxq_len = 0;
@@ -627,12 +640,14 @@ static u64 mrc_conn_deadline(const struct mrc_sock *ms)
 		t = min(t, ms->linger_deadline);
 	if (ms->reset_deadline)
 		t = min(t, ms->reset_deadline);
+	if (ms->room_deadline)
+		t = min(t, ms->room_deadline);
 	return t;
 }
 
 /* Engine event -> socket. Connection lock held. */
 static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
-			   bool *wake)
+			   unsigned int *wake)
 {
 	struct sock *sk = &ms->sk;
 	struct mrc_msgbuf *mb, **slot;
@@ -647,8 +662,9 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 		*slot = NULL;
 		ms->tx_pending--;
 		WRITE_ONCE(sk->sk_wmem_queued, sk->sk_wmem_queued - mb->charge);
+		mrc_mem_uncharge(ms, mb->mem);
 		mrc_mb_free(mb);
-		*wake = true;
+		*wake |= MRC_WAKE_WRITE;
 		break;
 	case MRC_EVT_MSG_DELIVERED:
 		slot = &ms->rxm[ev->u.msg.msn % ms->rx_cap];
@@ -668,19 +684,20 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 			mb->len = 0;
 		}
 		if (ms->orphan || (sk->sk_shutdown & RCV_SHUTDOWN)) {
+			mrc_mem_uncharge(ms, mb->mem);
 			mrc_mb_free(mb);
 			break;
 		}
 		list_add_tail(&mb->node, &ms->rxq);
 		WRITE_ONCE(ms->rxq_len, ms->rxq_len + 1);
 		ms->rx_queued += mb->charge;
-		*wake = true;
+		*wake |= MRC_WAKE_READ;
 		break;
 	case MRC_EVT_CONN_ERROR:
 		timedout = ev->u.error.reason == MRC_CONN_ERR_RETRY ||
 			   ev->u.error.reason == MRC_CONN_ERR_PROGRESS;
+		/* mrc_sk_fail() reports and wakes. */
 		mrc_sk_fail(ms, timedout ? ETIMEDOUT : ECONNRESET);
-		*wake = true;
 		break;
 	default:
 		break;
@@ -705,7 +722,7 @@ void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 	struct mrc_nl_ev_change ch[MRC_NL_EV_CHANGES];
 	struct mrc_trace_ids ids;
 	u32 nch = 0, lost = 0;
-	bool wake = false;
+	unsigned int wake = 0;
 
 	if (!conn || ms->dead)
 		return;
@@ -724,14 +741,16 @@ void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 	    ms->state == MRC_ST_ESTABLISHED) {
 		/* The peer is gone and never acknowledged them. */
 		mrc_sk_fail(ms, ECONNRESET);
-		wake = true;
 	}
 	mrc_conn_close_due(ms, q);
 	if (mrc_orphan_done(ms, now))
 		return;
 	mrc_arm(ms, mrc_conn_deadline(ms));
-	if (wake)
-		mrc_conn_wake(&ms->sk);
+	/* The standard callbacks: poll, blocked calls, O_ASYNC's SIGIO. */
+	if (wake & MRC_WAKE_READ)
+		ms->sk.sk_data_ready(&ms->sk);
+	if (wake & MRC_WAKE_WRITE)
+		ms->sk.sk_write_space(&ms->sk);
 }
 
 /*
@@ -792,6 +811,11 @@ static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
 	case MRC_ST_ESTABLISHED:
 		if (mrc_timer_stalled(ms, t, now))
 			break;
+		if (ms->room_deadline && now >= ms->room_deadline) {
+			/* The local queues had time to drain: send again. */
+			ms->room_deadline = 0;
+			mrc_conn_set_tx_room(ms->conn, ~0u);
+		}
 		mrc_conn_on_timer(ms->conn, now);
 		mrc_conn_drain(ms, now, &q);
 		break;
@@ -802,6 +826,41 @@ out:
 	spin_unlock(&ms->lock);
 	mrc_xmit_queue(net, ms, &q);
 	return HRTIMER_NORESTART;
+}
+
+/**
+ * mrc_conn_local_drops() - tell the engine which data packets this host
+ * refused to send (NET_XMIT_DROP: a full qdisc or device queue)
+ * @ms: the connection
+ * @d: the refused packets (PSN, EV, engine plane)
+ * @n: how many
+ * @q: what the engine sends instead (retransmissions on planes with room)
+ *
+ * Called without the connection lock, bottom halves disabled. Each packet
+ * is lost at once for the engine (no timeout, no EV penalty, the window
+ * shrinks by it) and its plane gets no new packets for
+ * MRC_K_ROOM_BACKOFF_NS, after which the timer opens every plane again.
+ */
+void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
+			  u32 n, struct sk_buff_head *q)
+{
+	u32 i, room = ~0u;
+	u64 now;
+
+	spin_lock(&ms->lock);
+	if (ms->dead || !ms->conn || ms->state != MRC_ST_ESTABLISHED)
+		goto out;
+	now = mrc_now();
+	for (i = 0; i < n; i++) {
+		mrc_conn_tx_dropped(ms->conn, now, d[i].psn, d[i].ev);
+		if (d[i].plane < 32)
+			room &= ~BIT(d[i].plane);
+	}
+	mrc_conn_set_tx_room(ms->conn, room);
+	ms->room_deadline = now + MRC_K_ROOM_BACKOFF_NS;
+	mrc_conn_drain(ms, now, q);
+out:
+	spin_unlock(&ms->lock);
 }
 
 /**
@@ -859,6 +918,7 @@ static void mrc_rx_unfresh(struct mrc_sock *ms, u16 msn)
 
 	if (*slot) {
 		ms->rx_inprog -= (*slot)->charge;
+		mrc_mem_uncharge(ms, (*slot)->mem);
 		mrc_mb_free(*slot);
 		*slot = NULL;
 	}
@@ -884,7 +944,7 @@ static int mrc_rx_prepare(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	s32 d = (s16)(u16)(msn - ms->rx_next_msn);
 	u32 len = pkt->reth.dma_len;
 	struct mrc_msgbuf *mb, **slot;
-	u32 charge;
+	u32 charge, mem;
 
 	*fresh = false;
 	/* Out of the slot range or too long: the engine rejects it. */
@@ -900,11 +960,30 @@ static int mrc_rx_prepare(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 		    (u64)READ_ONCE(sk->sk_rcvbuf) &&
 		    !(d == 0 && !ms->rx_queued))
 			return -ENOBUFS;
+		/*
+		 * The global limit and the memory cgroup: as a full buffer,
+		 * with the same exemption as SO_RCVBUF's: the next message
+		 * in order, when nothing delivered waits, is admitted
+		 * uncharged (at most one per connection), so that every
+		 * connection progresses at the limit. Charged memory of
+		 * unacknowledged sends on this host could otherwise leave
+		 * no receiver able to take anything.
+		 */
+		mem = charge;
+		if (!mrc_mem_charge(ms, charge, SK_MEM_RECV)) {
+			mrc_net_count(mrc_net(sock_net(sk)), MRC_CNT_RX_MEM_LIMIT);
+			if (!(d == 0 && !ms->rx_queued))
+				return -ENOBUFS;
+			mem = 0;
+		}
 		mb = mrc_mb_alloc(len, GFP_ATOMIC);
-		if (!mb)
+		if (!mb) {
+			mrc_mem_uncharge(ms, mem);
 			return -ENOMEM;
+		}
 		mb->msn = msn;
 		mb->charge = charge;
+		mb->mem = mem;
 		*slot = mb;
 		ms->rx_inprog += charge;
 		*fresh = true;
@@ -1111,7 +1190,7 @@ static void mrc_hs_reject(struct net *net, const struct in6_addr *saddr,
 	ep.conn.status = status;
 	ep.conn.dst_qpn = req->conn.src_qpn;
 	ep.conn.dst_conn = req->conn.src_conn;
-	mrc_send_ep(net, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+	mrc_send_ep(net, NULL, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
 }
 
 /* A duplicate connect request: answer again from the existing child. */
@@ -1129,6 +1208,9 @@ static bool mrc_hs_dup(struct net *net, struct mrc_net *mn,
 		    ms->peer_conn_id != req->conn.src_conn ||
 		    !ipv6_addr_equal(saddr, (struct in6_addr *)ms->peer.smrc_addr))
 			continue;
+		/* Held: the answer is owned by the child (mrc_xmit_one()). */
+		if (!refcount_inc_not_zero(&ms->sk.sk_refcnt))
+			return true;
 		spin_lock(&ms->lock);
 		found = !ms->dead;
 		if (found)
@@ -1137,9 +1219,11 @@ static bool mrc_hs_dup(struct net *net, struct mrc_net *mn,
 		if (found) {
 			ep.conn.dst_qpn = req->conn.src_qpn;
 			ep.conn.dst_conn = req->conn.src_conn;
-			mrc_send_ep(net, &ms->saddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+			mrc_send_ep(net, &ms->sk, &ms->saddr, saddr, oif,
+				    MRC_OP_EP_RESP, &ep);
 			mrc_net_count(mn, MRC_CNT_CONN_RESP_SENT);
 		}
+		sock_put(&ms->sk);
 		return true;
 	}
 	return false;
@@ -1235,12 +1319,16 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	list_add_tail(&child->accept_node, &lst->accept_q);
 	sk_acceptq_added(&lst->sk);
 	mrc_fill_ep(child, MRC_EP_CONNECT, &ep);
+	/* accept() may take and close it once the listener is unlocked. */
+	sock_hold(csk);
 	spin_unlock(&lst->lock);
 
-	mrc_send_ep(net, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+	mrc_send_ep(net, csk, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+	sock_put(csk);
 	mrc_net_count(mn, MRC_CNT_CONN_RESP_SENT);
 	mrc_net_count(mn, MRC_CNT_CONN_ESTAB);
-	mrc_conn_wake(&lst->sk);
+	/* A connection to accept: the listener is readable. */
+	lst->sk.sk_data_ready(&lst->sk);
 out:
 	sock_put(&lst->sk);
 }
@@ -1266,6 +1354,44 @@ static struct mrc_sock *mrc_hs_peer(struct mrc_net *mn, u32 qpn,
 		return NULL;
 	}
 	return ms;
+}
+
+/**
+ * mrc_conn_icmp_err() - an ICMPv6 error quoting a packet we sent (softirq,
+ * RCU)
+ * @net: namespace
+ * @daddr: destination of the quoted packet (the peer)
+ * @pkt: the quoted MRC packet, decoded
+ * @err: the errno the error maps to (icmpv6_err_convert(): a hard error)
+ *
+ * A hard error about our connect request fails the connecting socket at
+ * once, as TCP's SYN-SENT does: ECONNREFUSED for a port unreachable (the
+ * peer's namespace has no MRC socket, so its UDP port is not bound),
+ * EHOSTUNREACH, EACCES... Errors about other packets are left to the
+ * engine: paths are judged by acknowledgements, not by ICMP, which is
+ * unauthenticated and rate-limited.
+ */
+void mrc_conn_icmp_err(struct net *net, const struct in6_addr *daddr,
+		       const struct mrc_pkt *pkt, int err)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_sock *ms;
+
+	if (pkt->bth.opcode != MRC_OP_EP_REQ || pkt->bth.dest_qp != MRC_QPN_EP ||
+	    pkt->ep.kind != MRC_EP_CONNECT)
+		return;
+	ms = mrc_hs_peer(mn, pkt->ep.conn.src_qpn, daddr, MRC_CNT_RX_STALE);
+	if (!ms)
+		return;
+	spin_lock(&ms->lock);
+	if (!ms->dead && ms->state == MRC_ST_CONNECTING &&
+	    ms->token == pkt->ep.token &&
+	    pkt->ep.conn.src_conn == ms->local_conn_id) {
+		mrc_net_count(mn, MRC_CNT_CONN_ICMP);
+		mrc_sk_fail(ms, err);
+	}
+	spin_unlock(&ms->lock);
+	sock_put(&ms->sk);
 }
 
 static void mrc_hs_resp(struct net *net, const struct in6_addr *saddr,
@@ -1314,7 +1440,7 @@ static void mrc_hs_resp(struct net *net, const struct in6_addr *saddr,
 	}
 	mrc_net_count(mn, MRC_CNT_CONN_ESTAB);
 	mrc_conn_drain(ms, mrc_now(), &q);
-	mrc_conn_wake(&ms->sk);
+	mrc_conn_wake(&ms->sk, POLL_OUT);
 unlock:
 	spin_unlock(&ms->lock);
 	mrc_xmit_queue(net, ms, &q);
@@ -1346,7 +1472,11 @@ static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
 		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
 	} else {
 		WRITE_ONCE(ms->peer_closed, true);
-		if (c->status == MRC_EP_ST_RESET) {
+		if (c->status == MRC_EP_ST_ABORT) {
+			/* SO_LINGER 0 at the peer: as TCP's RST. */
+			WRITE_ONCE(ms->peer_gone, true);
+			mrc_sk_fail(ms, ECONNRESET);
+		} else if (c->status == MRC_EP_ST_RESET) {
 			WRITE_ONCE(ms->peer_gone, true);
 			/*
 			 * What we still have in flight fails unless the SACKs
@@ -1358,7 +1488,7 @@ static void mrc_hs_close(struct net *net, const struct in6_addr *saddr,
 		}
 		/* Completes a lingering close; re-arms the timer. */
 		mrc_conn_drain(ms, now, &q);
-		mrc_conn_wake(&ms->sk);
+		mrc_conn_wake(&ms->sk, POLL_IN);
 	}
 	spin_unlock(&ms->lock);
 	mrc_xmit_queue(net, ms, &q);

@@ -71,6 +71,15 @@
  *    socket dead under its lock first, so nobody re-arms the timer, and
  *    only then cancels it (hrtimer_cancel() outside the lock).
  *
+ *  - Packets in flight own their socket (skb_set_owner_w() in
+ *    mrc_xmit_one(): skb->sk for the host's egress policy, the bytes in
+ *    sk_wmem_alloc). Every transmit path therefore holds a socket
+ *    reference while it sends (process context: the file's; softirq:
+ *    refcount_inc_not_zero() after the RCU lookup, or sock_hold() of a
+ *    child still on the accept queue): sk_wmem_alloc of a socket whose
+ *    last reference is gone must not grow. Answers no socket stands behind
+ *    (rejects) have no owner.
+ *
  *  - Multi-plane path snapshots (struct mrc_mp, mrc_sock.mp): built in
  *    process context (connect) or in the receive softirq (a child), before
  *    the socket is hashed, and freed by the socket destructor only. The
@@ -186,6 +195,16 @@
  *                         down or up; one per established connection on it)
  * @MRC_CNT_RX_PORT_STATUS: port-status updates received from a peer that
  *                         some connection of this namespace talks to
+ * @MRC_CNT_CONN_ABORTED:  connections closed with SO_LINGER 0 (abort)
+ * @MRC_CNT_TX_LOCAL_DROP: data packets this host's own queue (qdisc, device)
+ *                         refused; retransmitted at once, see
+ *                         mrc_conn_local_drops()
+ * @MRC_CNT_TX_MEM_LIMIT:  sends refused for memory (net.mrc.mem or the
+ *                         socket's memory cgroup): waited or ENOBUFS
+ * @MRC_CNT_RX_MEM_LIMIT:  new received messages refused for memory
+ *                         (answered receiver-not-ready, as a full buffer)
+ * @MRC_CNT_CONN_ICMP:     connect attempts failed by an ICMPv6 error
+ *                         (port unreachable: ECONNREFUSED)
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -232,6 +251,11 @@ enum mrc_net_counter {
 	MRC_CNT_TIMER_STALLS,
 	MRC_CNT_TX_PORT_STATUS,
 	MRC_CNT_RX_PORT_STATUS,
+	MRC_CNT_CONN_ABORTED,
+	MRC_CNT_TX_LOCAL_DROP,
+	MRC_CNT_TX_MEM_LIMIT,
+	MRC_CNT_RX_MEM_LIMIT,
+	MRC_CNT_CONN_ICMP,
 	__MRC_CNT_MAX,
 };
 
@@ -243,9 +267,16 @@ enum mrc_net_counter {
  * @nsocks:     live AF_MRC sockets in this namespace
  * @next_port:  where the next ephemeral service id search starts
  * @counters:   event counters, see enum mrc_net_counter
- * @udp_mutex:  serialises creation of @udp_sock
- * @udp_sock:   the namespace's UDP socket (port MRC_UDP_PORT), created on
- *              first connect()/listen(), released with the namespace
+ * @udp_mutex:  serialises creation of @udp_sock and writes of @udp_port
+ * @udp_sock:   the namespace's UDP socket, created on the first
+ *              connect()/listen() (or with the namespace, module parameter
+ *              udp_eager), released with the namespace
+ * @udp_port:   sysctl net.mrc.udp_port: the UDP port to bind and send to
+ *              (default MRC_UDP_PORT, 4791); @udp_mutex, fixed once
+ *              @udp_sock exists (a write then fails with EBUSY)
+ * @udp_dport:  the port @udp_sock is bound to, network order; written
+ *              before @udp_sock is published, read locklessly by the
+ *              transmit path (nothing is sent before @udp_sock exists)
  * @conn_lock:  protects @qpn_hash, @peer_hash, @nconns (writers)
  * @qpn_hash:   sockets by local QPN (RCU readers: the receive path)
  * @peer_hash:  accepted sockets by (peer address, peer QPN)
@@ -266,6 +297,8 @@ struct mrc_net {
 	atomic64_t counters[__MRC_CNT_MAX];
 	struct mutex udp_mutex;	/* see the locking strategy above */
 	struct socket *udp_sock;
+	int udp_port;
+	__be16 udp_dport;
 	spinlock_t conn_lock;	/* see the locking strategy above */
 	DECLARE_HASHTABLE(qpn_hash, MRC_CONN_HASH_BITS);
 	DECLARE_HASHTABLE(peer_hash, MRC_CONN_HASH_BITS);
@@ -323,6 +356,7 @@ struct mrc_msgbuf {
 	u32 len;
 	u16 msn;
 	u32 charge;
+	u32 mem;	/* bytes charged to socket memory (mrc_mem.c) */
 	u32 npages;
 	u32 nchunks;
 	struct page **chunks[];
@@ -413,6 +447,7 @@ struct mrc_mp {
 /**
  * struct mrc_sock - an AF_MRC socket; one socket is one connection
  * @sk:         the generic socket, must be first
+ * @pinet6_null: NULL where struct inet_sock has pinet6 (see below)
  * @bind_node:  link in mrc_net.bind_hash while bound
  * @bound:      true once bind() succeeded
  * @local:      the bound local address (family, port, addr, scope); for an
@@ -427,6 +462,8 @@ struct mrc_mp {
  *              the queue
  * @peer_gone:  the peer's socket is released: sends fail with EPIPE
  * @released:   close() was called on this socket
+ * @abort:      closed with SO_LINGER and a zero timeout: the close request
+ *              (ABORT) leaves at once, unacknowledged messages are dropped
  * @close_sent: what our close requests announced: 0 nothing, 1 no more
  *              sends (SHUT_WR), 2 released
  * @orphan:     close() called before the close handshake finished:
@@ -435,6 +472,8 @@ struct mrc_mp {
  *              this time even if the peer's close request never comes
  * @reset_deadline: the peer released its socket while messages of ours were
  *              unacknowledged: they fail (ECONNRESET) if still pending then
+ * @room_deadline: a local queue refused packets (mrc_conn_local_drops()):
+ *              the planes it closed in the engine reopen at this time
  * @qpn_node:   link in mrc_net.qpn_hash
  * @peer_node:  link in mrc_net.peer_hash
  * @peer:       the peer (getpeername())
@@ -465,6 +504,12 @@ struct mrc_mp {
  * @rx_inprog:  bytes charged for @rxm
  * @dst_cache:  cached route of (plane 0, path 0)
  * @dst_ok:     @dst_cache was initialised
+ * @route_mark: sk_mark when the connection was routed (connect, or the
+ *              listener's for a child); written before the socket is
+ *              hashed. The route caches hold routes for this mark: a
+ *              later SO_MARK makes the transmit path look routes up
+ *              uncached (policy routing by the new mark), see
+ *              mrc_route_cache_ok()
  * @accept_q:   listener: established children not yet accepted
  * @accept_node: child: link in the listener's @accept_q
  * @parent:     child: the listener, while queued
@@ -484,6 +529,16 @@ struct mrc_mp {
  */
 struct mrc_sock {
 	struct sock sk;
+	/*
+	 * Where struct inet_sock keeps pinet6; always NULL. The packets of a
+	 * connection are owned by its socket (skb->sk), so that netfilter's
+	 * skuid/skgid, cgroup egress BPF and the socket's cgroup see them as
+	 * they see TCP's, and the IPv6 output path reads inet6_sk(skb->sk)
+	 * for the PMTU mode and fragment size: NULL there means "the
+	 * route's MTU", as for a packet without a socket. mrc_sock_init_module()
+	 * checks the offset at build time.
+	 */
+	struct ipv6_pinfo *pinet6_null;
 	struct hlist_node bind_node;
 	bool bound;
 	struct sockaddr_mrc local;
@@ -497,10 +552,12 @@ struct mrc_sock {
 	bool peer_closed;
 	bool peer_gone;
 	bool released;
+	bool abort;
 	u8 close_sent;
 	bool orphan;
 	u64 linger_deadline;
 	u64 reset_deadline;
+	u64 room_deadline;
 	struct hlist_node qpn_node;
 	struct hlist_node peer_node;
 	struct sockaddr_mrc peer;
@@ -531,6 +588,7 @@ struct mrc_sock {
 	u64 rx_inprog;
 	struct dst_cache dst_cache;
 	bool dst_ok;
+	u32 route_mark;
 	struct list_head accept_q;
 	struct list_head accept_node;
 	struct sock *parent;
@@ -551,6 +609,17 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 }
 
 extern int mrc_family;
+extern bool mrc_udp_eager;
+
+/* mrc_mem.c: socket memory accounting (see the file's comment) */
+void mrc_mem_setup_proto(struct proto *prot);
+int mrc_mem_init_module(void);
+void mrc_mem_exit_module(void);
+long mrc_mem_pages(void);
+bool mrc_mem_charge(struct mrc_sock *ms, u32 bytes, int kind);
+void mrc_mem_uncharge(struct mrc_sock *ms, u32 bytes);
+void mrc_mem_inherit(struct sock *sk, const struct sock *parent);
+void mrc_mem_release(struct sock *sk);
 
 struct mrc_net *mrc_net(const struct net *net);
 void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c);
@@ -584,7 +653,8 @@ void mrc_conn_plane_state(struct net *net, u32 id, bool up);
 void mrc_conn_peer_ports(struct net *net, const struct in6_addr *saddr,
 			 u32 mask);
 void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q);
-void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
+void mrc_flow_policy(const struct sock *sk, struct flowi6 *fl6);
+void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 		 const struct in6_addr *daddr, int oif, u8 op,
 		 const struct mrc_ep *ep);
 
@@ -602,7 +672,23 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 		  u32 ev, u32 rx_flags);
 bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn);
 void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt);
-void mrc_conn_wake(struct sock *sk);
+/* What mrc_conn_drain() calls once the engine's events are consumed. */
+#define MRC_WAKE_READ	BIT(0)	/* sk_data_ready: a message was queued */
+#define MRC_WAKE_WRITE	BIT(1)	/* sk_write_space: a send completed */
+
+void mrc_conn_wake(struct sock *sk, int band);
+void mrc_conn_icmp_err(struct net *net, const struct in6_addr *daddr,
+		       const struct mrc_pkt *pkt, int err);
+
+/* A data packet the local stack refused to send (mrc_xmit_queue()). */
+struct mrc_local_drop {
+	u32 psn;
+	u32 ev;
+	u8 plane;
+};
+
+void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
+			  u32 n, struct sk_buff_head *q);
 void mrc_sk_fail(struct mrc_sock *ms, int err);
 u64 mrc_now(void);
 

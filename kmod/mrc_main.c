@@ -52,6 +52,17 @@ static const struct kernel_param_ops mrc_family_param_ops = {
 module_param_cb(family, &mrc_family_param_ops, &mrc_family, 0444);
 MODULE_PARM_DESC(family, "address family number of AF_MRC (default 12, free in Linux 6.1)");
 
+/*
+ * The UDP port is bound on the first connect()/listen() of a namespace, so
+ * that a namespace without MRC sockets leaves it to others (rdma_rxe binds
+ * 4791 in the initial namespace). udp_eager=1 binds it in every namespace
+ * as it is created, so that each answers connect requests (with a reject
+ * when nobody listens) before any socket exists.
+ */
+bool mrc_udp_eager;
+module_param_named(udp_eager, mrc_udp_eager, bool, 0444);
+MODULE_PARM_DESC(udp_eager, "bind the UDP port in every namespace when it is created (default: on first connect/listen)");
+
 static int __init mrc_init(void)
 {
 	int err;
@@ -62,9 +73,12 @@ static int __init mrc_init(void)
 	err = mrc_net_init_module();
 	if (err)
 		goto fail_cfg;
-	err = mrc_cfg_notifier_init();
+	err = mrc_mem_init_module();
 	if (err)
 		goto fail_net;
+	err = mrc_cfg_notifier_init();
+	if (err)
+		goto fail_mem;
 	err = mrc_nl_init_module();
 	if (err)
 		goto fail_notifier;
@@ -79,6 +93,8 @@ fail_nl:
 	mrc_nl_exit_module();
 fail_notifier:
 	mrc_cfg_notifier_exit();
+fail_mem:
+	mrc_mem_exit_module();
 fail_net:
 	mrc_net_exit_module();
 fail_cfg:
@@ -93,6 +109,7 @@ static void __exit mrc_exit(void)
 	mrc_sock_exit_module();
 	mrc_nl_exit_module();
 	mrc_cfg_notifier_exit();
+	mrc_mem_exit_module();
 	mrc_net_exit_module();
 	mrc_cfg_exit_module();
 	pr_info("AF_MRC (family %d) unregistered\n", mrc_family);

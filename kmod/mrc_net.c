@@ -57,6 +57,11 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_TIMER_STALLS]	= "TimerStalls",
 	[MRC_CNT_TX_PORT_STATUS] = "TxPortStatus",
 	[MRC_CNT_RX_PORT_STATUS] = "RxPortStatus",
+	[MRC_CNT_CONN_ABORTED]	= "ConnAborted",
+	[MRC_CNT_TX_LOCAL_DROP]	= "TxLocalDrops",
+	[MRC_CNT_TX_MEM_LIMIT]	= "TxMemLimit",
+	[MRC_CNT_RX_MEM_LIMIT]	= "RxMemLimit",
+	[MRC_CNT_CONN_ICMP]	= "ConnectIcmpErrors",
 };
 
 /**
@@ -82,6 +87,35 @@ void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c)
 
 static int mrc_progress_min = MRC_PROGRESS_TIMEOUT_MS_MIN;
 static int mrc_progress_max = MRC_PROGRESS_TIMEOUT_MS_MAX;
+static int mrc_port_min = 1;
+static int mrc_port_max = 65535;
+
+/*
+ * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
+ * fixed (EBUSY): the socket is bound to it and every peer sends to it.
+ */
+/* Linux 6.11 makes @table const (the 6.12 port will adapt the prototype). */
+static int mrc_sysctl_udp_port(struct ctl_table *table, int write, void *buffer,
+			       size_t *lenp, loff_t *ppos)
+{
+	struct mrc_net *mn = container_of((int *)table->data, struct mrc_net,
+					  udp_port);
+	struct ctl_table tmp = *table;
+	int val, err;
+
+	mutex_lock(&mn->udp_mutex);
+	val = mn->udp_port;
+	tmp.data = &val;
+	err = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (!err && write && val != mn->udp_port) {
+		if (mn->udp_sock)
+			err = -EBUSY;
+		else
+			WRITE_ONCE(mn->udp_port, val);
+	}
+	mutex_unlock(&mn->udp_mutex);
+	return err;
+}
 
 /* Template; each namespace gets a copy pointing at its own fields. */
 static const struct ctl_table mrc_sysctl_template[] = {
@@ -92,6 +126,14 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= &mrc_progress_min,
 		.extra2		= &mrc_progress_max,
+	},
+	{
+		.procname	= "udp_port",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= mrc_sysctl_udp_port,
+		.extra1		= &mrc_port_min,
+		.extra2		= &mrc_port_max,
 	},
 	{ }
 };
@@ -115,10 +157,12 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	struct ctl_table *t;
 
 	mn->progress_timeout_ms = MRC_PROGRESS_TIMEOUT_MS_DEF;
+	mn->udp_port = MRC_UDP_PORT;
 	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	t[0].data = &mn->progress_timeout_ms;
+	t[1].data = &mn->udp_port;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t);
 	if (!mn->sysctl) {
 		kfree(t);
@@ -141,6 +185,10 @@ static int mrc_proc_show(struct seq_file *seq, void *v)
 	unsigned int i;
 
 	seq_printf(seq, "Family %d\n", mrc_family);
+	seq_printf(seq, "UdpPort %d\n", READ_ONCE(mn->udp_port));
+	seq_printf(seq, "UdpBound %d\n", !!READ_ONCE(mn->udp_sock));
+	/* All namespaces: the accounting is per protocol (net.mrc.mem). */
+	seq_printf(seq, "MemPages %ld\n", mrc_mem_pages());
 	seq_printf(seq, "Sockets %d\n", atomic_read(&mn->nsocks));
 	spin_lock_bh(&mn->bind_lock);
 	seq_printf(seq, "Bound %u\n", mn->nbound);
@@ -176,7 +224,8 @@ static int __net_init mrc_net_init(struct net *net)
 		return -ENOMEM;
 	}
 	/* Not fatal: retried on the first connect()/listen() of the namespace. */
-	mrc_udp_get(net);
+	if (mrc_udp_eager)
+		mrc_udp_get(net);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <net/addrconf.h>
+#include <net/inet_sock.h>
 #include <net/ipv6.h>
 
 #include "mrc_impl.h"
@@ -230,6 +231,25 @@ static bool mrc_can_send(const struct mrc_sock *ms)
 	       READ_ONCE(ms->tx_pending) < ms->tx_cap;
 }
 
+/*
+ * sk_write_space: a send completed. Blocked senders and pollers re-check;
+ * an O_ASYNC owner gets SIGIO (POLL_OUT) once there is room again, if a
+ * send found none before (SOCKWQ_ASYNC_NOSPACE, see mrc_sendmsg()).
+ */
+static void mrc_write_space(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
+						EPOLLWRNORM | EPOLLWRBAND);
+	if (mrc_can_send(mrc_sk(sk)))
+		sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+	rcu_read_unlock();
+}
+
 static bool mrc_send_ready(struct mrc_sock *ms)
 {
 	return mrc_can_send(ms) || READ_ONCE(ms->state) != MRC_ST_ESTABLISHED ||
@@ -271,6 +291,30 @@ static int mrc_wait(struct sock *sk, long *timeo,
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return err;
+}
+
+/*
+ * Socket memory is refused: sleep until one of our messages completes (a
+ * wakeup of the socket) or for up to 200 ms (random, as TCP's
+ * sk_stream_wait_memory(): memory others free wakes nobody), the socket
+ * lock dropped, then let the caller try again. The room conditions of
+ * mrc_send_ready() may hold all along: waiting on them would spin.
+ * Return: 0, -EAGAIN (the caller's timeout ran out) or -EINTR/-ERESTARTSYS.
+ */
+static int mrc_wait_memory(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	long t = min_t(long, *timeo, get_random_u32_below(HZ / 5) + 2);
+	long before = t;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_wait_event(sk, &t, false, &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	if (*timeo != MAX_SCHEDULE_TIMEOUT)
+		*timeo -= before - t;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	return *timeo > 0 ? 0 : -EAGAIN;
 }
 
 static int mrc_check_peer(struct sock *sk, const struct sockaddr_mrc *sa,
@@ -460,7 +504,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct net *net = sock_net(sk);
 	struct mrc_msgbuf *mb;
 	struct sk_buff_head q;
-	bool queued = false;
+	bool queued = false, mem_wait = false;
 	long timeo;
 	u64 now;
 	u16 msn;
@@ -488,10 +532,26 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		if (!err && len > ms->peer_max_msg)
 			err = -EMSGSIZE;
 		if (!err && (mrc_can_send(ms) || !ms->tx_pending) &&
-		    mrc_conn_tx_msgs_free(ms->conn)) {
+		    mrc_conn_tx_msgs_free(ms->conn) &&
+		    !mrc_mem_charge(ms, mb->charge, SK_MEM_SEND)) {
+			/*
+			 * The global limit (net.mrc.mem) or the memory cgroup
+			 * refuses: wait for one of our messages to complete,
+			 * at most a short while (mrc_wait_memory()).
+			 */
+			mrc_net_count(mrc_net(net), MRC_CNT_TX_MEM_LIMIT);
+			mem_wait = true;
+			err = -EAGAIN;
+		} else if (!err && (mrc_can_send(ms) || !ms->tx_pending) &&
+			   mrc_conn_tx_msgs_free(ms->conn)) {
 			now = mrc_now();
 			rc = mrc_conn_send(ms->conn, now, len, 0, 0,
 					   (u64)(uintptr_t)mb, &msn);
+			mb->mem = mb->charge;
+			if (rc != MRC_OK) {
+				mrc_mem_uncharge(ms, mb->mem);
+				mb->mem = 0;
+			}
 			if (rc == MRC_OK) {
 				mb->msn = msn;
 				ms->txm[msn % ms->tx_cap] = mb;
@@ -511,6 +571,18 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		spin_unlock_bh(&ms->lock);
 		if (queued || err != -EAGAIN)
 			break;
+		/* No room: the SIGIO of O_ASYNC is due when there is. */
+		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+		if (mem_wait) {
+			/* Never mrc_wait(): its room conditions may hold. */
+			if (!timeo)
+				break;
+			err = mrc_wait_memory(sk, &timeo);
+			mem_wait = false;
+			if (err)
+				break;
+			continue;
+		}
 		err = mrc_wait(sk, &timeo, mrc_send_ready);
 		if (err)
 			break;
@@ -549,6 +621,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			list_del_init(&mb->node);
 			WRITE_ONCE(ms->rxq_len, ms->rxq_len - 1);
 			ms->rx_queued -= mb->charge;
+			mrc_mem_uncharge(ms, mb->mem);
 		}
 		if (!mb) {
 			if (sk->sk_err)
@@ -643,7 +716,7 @@ static int mrc_shutdown(struct socket *sock, int how)
 			ms->shut_wr = true;
 		/* The close notification leaves once the queue is empty. */
 		mrc_conn_drain(ms, mrc_now(), &q);
-		mrc_conn_wake(sk);
+		mrc_conn_wake(sk, 0);
 	}
 	spin_unlock_bh(&ms->lock);
 	release_sock(sk);
@@ -887,13 +960,22 @@ static void mrc_listen_stop(struct mrc_sock *ms)
 	}
 }
 
+/* close() with SO_LINGER: every message acknowledged, or no connection. */
+static bool mrc_tx_drained(struct mrc_sock *ms)
+{
+	return !READ_ONCE(ms->tx_pending) ||
+	       READ_ONCE(ms->state) != MRC_ST_ESTABLISHED ||
+	       READ_ONCE(ms->sk.sk_err) || READ_ONCE(ms->peer_gone);
+}
+
 static int mrc_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms;
 	struct mrc_net *mn;
 	struct sk_buff_head q;
-	bool linger = false;
+	bool linger = false, abort = false;
+	long timeo;
 
 	if (!sk)
 		return 0;
@@ -902,14 +984,32 @@ static int mrc_release(struct socket *sock)
 	__skb_queue_head_init(&q);
 
 	lock_sock(sk);
+	/*
+	 * SO_LINGER, as TCP: a timeout makes close() wait (interruptibly)
+	 * until the peer acknowledged every message, then the socket closes
+	 * as without it (lingering in the background if time ran out); a
+	 * zero timeout aborts: the peer is told at once and fails the
+	 * connection with ECONNRESET.
+	 */
+	if (sock_flag(sk, SOCK_LINGER) && !(current->flags & PF_EXITING)) {
+		timeo = READ_ONCE(sk->sk_lingertime);
+		if (timeo)
+			mrc_wait(sk, &timeo, mrc_tx_drained);
+		else
+			abort = ms->state == MRC_ST_ESTABLISHED;
+	}
 	mrc_unhash(sk);
 	if (ms->state == MRC_ST_LISTEN)
 		mrc_listen_stop(ms);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	spin_lock_bh(&ms->lock);
 	ms->released = true;
+	ms->abort = abort;
 	spin_unlock_bh(&ms->lock);
-	linger = mrc_conn_linger(ms);
+	if (abort)
+		mrc_net_count(mn, MRC_CNT_CONN_ABORTED);
+	else
+		linger = mrc_conn_linger(ms);
 	spin_lock_bh(&ms->lock);
 	if (linger)
 		/* Our close request if due, the linger deadline armed. */
@@ -923,7 +1023,7 @@ static int mrc_release(struct socket *sock)
 	if (!linger)
 		mrc_conn_teardown(ms);
 	else
-		mrc_conn_wake(sk);
+		mrc_conn_wake(sk, 0);
 
 	atomic_dec(&mn->nsocks);
 	mrc_net_count(mn, MRC_CNT_SOCK_RELEASED);
@@ -968,6 +1068,7 @@ static void mrc_sk_destruct(struct sock *sk)
 	ms->dst_ok = false;
 	mrc_mp_free(ms->mp);
 	ms->mp = NULL;
+	mrc_mem_release(sk);
 }
 
 /* Defaults shared by socket() and accepted children. */
@@ -979,6 +1080,13 @@ static void mrc_sock_setup(struct sock *sk)
 	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, MRC_DEF_RCVBUF);
 	/* Receive-path lookups walk the hashes under RCU only. */
 	sock_set_flag(sk, SOCK_RCU_FREE);
+	/*
+	 * Packets in flight are charged to sk_wmem_alloc (they own the
+	 * socket, see mrc_xmit_one()); their freeing must not call
+	 * sk_write_space(): writability is the send queue's (sk_wmem_queued).
+	 */
+	sock_set_flag(sk, SOCK_USE_WRITE_QUEUE);
+	sk->sk_write_space = mrc_write_space;
 	mrc_conn_sock_init(mrc_sk(sk));
 }
 
@@ -1035,6 +1143,13 @@ struct sock *mrc_sock_alloc_child(struct sock *parent, gfp_t gfp)
 	sk->sk_rcvbuf = READ_ONCE(parent->sk_rcvbuf);
 	sk->sk_rcvtimeo = READ_ONCE(parent->sk_rcvtimeo);
 	sk->sk_sndtimeo = READ_ONCE(parent->sk_sndtimeo);
+	/* The egress policy of the listener applies to its connections. */
+	sk->sk_mark = READ_ONCE(parent->sk_mark);
+	mrc_sk(sk)->route_mark = sk->sk_mark;
+	sk->sk_priority = READ_ONCE(parent->sk_priority);
+	sk->sk_bound_dev_if = READ_ONCE(parent->sk_bound_dev_if);
+	sk->sk_uid = parent->sk_uid;
+	mrc_mem_inherit(sk, parent);
 	atomic_inc(&mn->nsocks);
 	mrc_net_count(mn, MRC_CNT_SOCK_CREATED);
 	return sk;
@@ -1071,6 +1186,10 @@ int mrc_sock_init_module(void)
 {
 	int err;
 
+	/* See mrc_sock.pinet6_null: the IPv6 output path reads it. */
+	BUILD_BUG_ON(offsetof(struct mrc_sock, pinet6_null) !=
+		     offsetof(struct inet_sock, pinet6));
+	mrc_mem_setup_proto(&mrc_proto);
 	err = proto_register(&mrc_proto, 1);
 	if (err)
 		return err;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mrc_udp.c - the wire side of mrc.ko: the per-namespace UDP socket that
- * receives every MRC packet (port MRC_UDP_PORT), the decoder front end and
+ * receives every MRC packet (net.mrc.udp_port, 4791), the decoder front end and
  * its drop counters, and the transmit path (skb layout, routes, output).
  *
  * Receive: the socket is a UDP encapsulation socket (the rxe/vxlan
@@ -41,11 +41,14 @@
 #include <linux/udp.h>
 #include <net/addrconf.h>
 #include <net/inet_ecn.h>
+#include <linux/icmpv6.h>
 #include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
+#include <net/l3mdev.h>
 #include <net/udp.h>
 #include <net/udp_tunnel.h>
+#include <net/xfrm.h>
 
 #include <linux/seg6.h>
 
@@ -60,10 +63,17 @@
 /* What the transmit path needs from the build step. */
 struct mrc_skb_cb {
 	u32 ev;
+	u32 psn;	/* data packets: reported if the local stack refuses it */
 	u8 plane;
 	bool hs;	/* endpoint (handshake) packet: the handshake plane */
+	bool data;
 	u8 tclass;	/* IPv6 traffic class, inner and outer */
 };
+
+/* Local drops reported to the engine at a time (an on-stack batch). */
+#define MRC_LOCAL_DROPS_MAX	32
+/* Rounds of retransmissions of local drops per mrc_xmit_queue() call. */
+#define MRC_LOCAL_DROP_ROUNDS	4
 
 static struct mrc_skb_cb *mrc_cb(struct sk_buff *skb)
 {
@@ -340,23 +350,63 @@ drop:
 	return 0;
 }
 
+/*
+ * encap_err_lookup: an ICMPv6 error quoting a packet sent to our port from
+ * this host (any source port: EVs and handshakes use many) is ours.
+ */
+static int mrc_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
+{
+	return 0;
+}
+
+/* Quoted MRC bytes looked at: a whole handshake request fits. */
+#define MRC_ICMP_QUOTE_MAX	256
+
+/*
+ * encap_err_rcv: an ICMPv6 error about one of our packets. skb->data is the
+ * quoted IPv6 header, @udp_offset its UDP header; the ICMPv6 header is the
+ * transport header. Softirq, RCU.
+ */
+static void mrc_udp_err_rcv(struct sock *sk, struct sk_buff *skb,
+			    unsigned int udp_offset)
+{
+	const struct ipv6hdr *ip6 = (const struct ipv6hdr *)skb->data;
+	const struct icmp6hdr *icmp = icmp6_hdr(skb);
+	u8 buf[MRC_ICMP_QUOTE_MAX];
+	unsigned int off = udp_offset + sizeof(struct udphdr);
+	struct mrc_pkt pkt;
+	u32 len;
+	int err;
+
+	if (!icmpv6_err_convert(icmp->icmp6_type, icmp->icmp6_code, &err))
+		return;		/* not a hard error */
+	if (skb->len <= off)
+		return;
+	len = min_t(u32, skb->len - off, sizeof(buf));
+	if (skb_copy_bits(skb, off, buf, len))
+		return;
+	if (mrc_pkt_decode_flags(buf, len, MRC_DECODE_NO_ICRC, &pkt))
+		return;
+	mrc_conn_icmp_err(sock_net(sk), &ip6->daddr, &pkt, err);
+}
+
 /**
  * mrc_udp_get() - make sure the namespace's UDP socket exists
  * @net: the namespace
  *
- * Created when the namespace is (so that every namespace answers a
- * connect request, if only with a reject), or on first use (connect(),
- * listen()) if the port was busy then. Process context.
+ * Created on first use (connect(), listen()), or when the namespace is if
+ * the module parameter udp_eager is set (and then again on first use if
+ * the port was busy), bound to the namespace's net.mrc.udp_port. Process
+ * context.
  *
  * Return: 0, or the errno of creating or binding it (EADDRINUSE when
- * another socket holds the port).
+ * another socket, e.g. rdma_rxe's, holds the port).
  */
 int mrc_udp_get(struct net *net)
 {
 	struct mrc_net *mn = mrc_net(net);
 	struct sockaddr_in6 sin6 = {
 		.sin6_family = AF_INET6,
-		.sin6_port = htons(MRC_UDP_PORT),
 	};
 	struct socket *sock;
 	struct sock *sk;
@@ -367,6 +417,7 @@ int mrc_udp_get(struct net *net)
 	mutex_lock(&mn->udp_mutex);
 	if (mn->udp_sock)
 		goto out;
+	sin6.sin6_port = htons(mn->udp_port);
 	err = sock_create_kern(net, AF_INET6, SOCK_DGRAM, IPPROTO_UDP, &sock);
 	if (err)
 		goto out;
@@ -374,8 +425,8 @@ int mrc_udp_get(struct net *net)
 	ip6_sock_set_v6only(sk);
 	err = kernel_bind(sock, (struct sockaddr *)&sin6, sizeof(sin6));
 	if (err) {
-		pr_info_ratelimited("cannot bind UDP port %u: %d\n",
-				    MRC_UDP_PORT, err);
+		pr_info_ratelimited("cannot bind UDP port %d: %d (set net.mrc.udp_port to another one)\n",
+				    mn->udp_port, err);
 		sock_release(sock);
 		goto out;
 	}
@@ -385,7 +436,10 @@ int mrc_udp_get(struct net *net)
 	rcu_assign_sk_user_data(sk, mn);
 	udp_sk(sk)->encap_type = 1;
 	udp_sk(sk)->encap_rcv = mrc_udp_rcv;
+	udp_sk(sk)->encap_err_lookup = mrc_udp_err_lookup;
+	udp_sk(sk)->encap_err_rcv = mrc_udp_err_rcv;
 	udp_tunnel_encap_enable(sk);
+	WRITE_ONCE(mn->udp_dport, sin6.sin6_port);
 	WRITE_ONCE(mn->udp_sock, sock);
 out:
 	mutex_unlock(&mn->udp_mutex);
@@ -410,6 +464,15 @@ void mrc_udp_net_exit(struct mrc_net *mn)
 	sock_release(sock);
 }
 
+/*
+ * The UDP port packets are sent to: the one this namespace's socket is
+ * bound to (net.mrc.udp_port when it was created); peers agree on it.
+ */
+static __be16 mrc_udp_dport(const struct net *net)
+{
+	return READ_ONCE(mrc_net(net)->udp_dport);
+}
+
 /**
  * mrc_udp_sport() - UDP source port of an EV
  * @ev: entropy value
@@ -419,6 +482,52 @@ void mrc_udp_net_exit(struct mrc_net *mn)
 u16 mrc_udp_sport(u32 ev)
 {
 	return mrc_ev_to_udp_sport(ev);
+}
+
+/**
+ * mrc_flow_policy() - the socket's egress policy on a route lookup
+ * @sk: the AF_MRC socket the packet belongs to, or NULL (no socket yet)
+ * @fl6: the flow being looked up
+ *
+ * Policy routing sees MRC traffic as it sees TCP's: the socket's mark
+ * (SO_MARK, fwmark rules), its owner (uidrange rules) and the device or
+ * VRF it is bound to (SO_BINDTODEVICE) when the flow does not name an
+ * output device itself (a plane's device, a link-local peer's scope).
+ *
+ * Any context.
+ */
+void mrc_flow_policy(const struct sock *sk, struct flowi6 *fl6)
+{
+	if (!sk)
+		return;
+	fl6->flowi6_mark = READ_ONCE(sk->sk_mark);
+	fl6->flowi6_uid = sk->sk_uid;
+	if (!fl6->flowi6_oif)
+		fl6->flowi6_oif = READ_ONCE(sk->sk_bound_dev_if);
+}
+
+/*
+ * Route of a flow to the peer itself (no configured fabric route). With a
+ * source address and an output device (SO_BINDTODEVICE, a link-local
+ * peer's scope) the device is a constraint, as for a bound TCP socket;
+ * ip6_dst_lookup_flow() would only take it as a hint then (it is strict
+ * for a bound socket, which it cannot be given: it reads an AF_MRC socket
+ * as an inet one). IPsec policy applies either way.
+ */
+static struct dst_entry *mrc_peer_lookup(struct net *net, struct flowi6 *fl6)
+{
+	struct dst_entry *dst;
+	int err;
+
+	if (ipv6_addr_any(&fl6->saddr) || !fl6->flowi6_oif)
+		return ip6_dst_lookup_flow(net, NULL, fl6, NULL);
+	dst = ip6_route_output_flags(net, NULL, fl6, RT6_LOOKUP_F_IFACE);
+	err = dst->error;
+	if (err) {
+		dst_release(dst);
+		return ERR_PTR(err);
+	}
+	return xfrm_lookup_route(net, dst, flowi6_to_flowi(fl6), NULL, 0);
 }
 
 /**
@@ -443,8 +552,11 @@ int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
 	fl6->flowi6_proto = IPPROTO_UDP;
 	fl6->daddr = *(struct in6_addr *)ms->peer.smrc_addr;
 	fl6->saddr = ms->saddr;
-	fl6->flowi6_oif = ms->peer.smrc_scope_id;
-	fl6->fl6_dport = htons(MRC_UDP_PORT);
+	/* A scope id means something for a link-local peer only. */
+	if (ipv6_addr_type(&fl6->daddr) & IPV6_ADDR_LINKLOCAL)
+		fl6->flowi6_oif = ms->peer.smrc_scope_id;
+	fl6->fl6_dport = mrc_udp_dport(net);
+	mrc_flow_policy(&ms->sk, fl6);
 	if (dc) {
 		dst = dst_cache_get_ip6(dc, &fl6->saddr);
 		if (dst) {
@@ -452,7 +564,7 @@ int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
 			return 0;
 		}
 	}
-	dst = ip6_dst_lookup_flow(net, NULL, fl6, NULL);
+	dst = mrc_peer_lookup(net, fl6);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
 	if (dc)
@@ -504,6 +616,8 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	mrc_cb(skb)->ev = ev;
 	mrc_cb(skb)->plane = mrc_ev_plane(ev);
 	mrc_cb(skb)->hs = pkt->bth.dest_qp == MRC_QPN_EP;
+	mrc_cb(skb)->data = mrc_op_is_data(pkt->bth.opcode);
+	mrc_cb(skb)->psn = pkt->bth.psn;
 	/*
 	 * Data is ECN-capable (ECT(0)): an AQM marks it instead of dropping
 	 * it, and the receiver's M field and NSCC take the mark. Control
@@ -518,6 +632,7 @@ err:
 
 /* How one packet leaves: addresses, encapsulation, device. */
 struct mrc_txp {
+	struct sock *sk;		/* owner, egress policy; or NULL */
 	const struct in6_addr *saddr;	/* inner (or only) source */
 	const struct in6_addr *daddr;	/* inner (or only) destination */
 	const struct in6_addr *osaddr;	/* outer source: the plane's address */
@@ -573,9 +688,10 @@ static struct dst_entry *mrc_txp_route(struct net *net,
 		fl6.flowi6_proto = IPPROTO_UDP;
 		fl6.daddr = *tp->daddr;
 		fl6.saddr = *tp->saddr;
-		fl6.fl6_dport = htons(MRC_UDP_PORT);
+		fl6.fl6_dport = mrc_udp_dport(net);
 	}
 	fl6.flowi6_oif = tp->oif;
+	mrc_flow_policy(tp->sk, &fl6);
 	dst = ip6_route_output_flags(net, NULL, &fl6,
 				     tp->oif ? RT6_LOOKUP_F_IFACE : 0);
 	err = dst->error;
@@ -597,7 +713,8 @@ static struct dst_entry *mrc_txp_route(struct net *net,
  * now that the addresses and ports of the IPv6/UDP headers in front of it
  * are final (RoCEv2: they are covered; under SRv6, the inner ones).
  */
-static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp)
+static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp,
+			 __be16 dport)
 {
 	u32 len = skb->len - MRC_ICRC_LEN;
 	struct mrc_icrc_ip6 ip;
@@ -606,7 +723,7 @@ static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp)
 	memcpy(ip.saddr, tp->saddr, sizeof(ip.saddr));
 	memcpy(ip.daddr, tp->daddr, sizeof(ip.daddr));
 	ip.sport = tp->sport;
-	ip.dport = MRC_UDP_PORT;
+	ip.dport = ntohs(dport);
 	crc = cpu_to_le32(mrc_icrc(&ip, skb->data, len));
 	memcpy(skb->data + len, &crc, sizeof(crc));
 }
@@ -615,6 +732,7 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 			struct dst_entry *dst, const struct mrc_txp *tp)
 {
 	u8 tclass = mrc_cb(skb)->tclass;	/* before IP6CB() takes the cb */
+	__be16 dport = mrc_udp_dport(net);
 	bool encap = mrc_txp_encap(tp);
 	int hl = ip6_dst_hoplimit(dst);
 	struct ipv6_sr_hdr *srh;
@@ -625,12 +743,12 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	u8 nh;
 	int len;
 
-	mrc_put_icrc(skb, tp);
+	mrc_put_icrc(skb, tp, dport);
 	__skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
 	uh->source = htons(tp->sport);
-	uh->dest = htons(MRC_UDP_PORT);
+	uh->dest = dport;
 	len = skb->len;
 	uh->len = htons(len);
 	uh->check = 0;
@@ -690,7 +808,18 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IPV6);
 	/* The MTU was chosen from the route; if it shrank, fragment. */
 	skb->ignore_df = 1;
-	return ip6_local_out(net, NULL, skb);
+	if (!tp->sk)
+		return ip6_local_out(net, NULL, skb);
+	/*
+	 * Owned by the socket, as TCP's segments are: netfilter's skuid and
+	 * cgroup matches, cgroup egress BPF (it runs only for sk ==
+	 * skb->sk) and qdiscs see the sender; sk_wmem_alloc counts the bytes
+	 * in flight below us and keeps the socket until they are freed.
+	 */
+	skb_set_owner_w(skb, tp->sk);
+	skb->mark = READ_ONCE(tp->sk->sk_mark);
+	skb->priority = READ_ONCE(tp->sk->sk_priority);
+	return ip6_local_out(net, tp->sk, skb);
 }
 
 /* Path slot @slot of engine plane @mpp of connection @ms. */
@@ -700,6 +829,7 @@ static void mrc_mp_txp(const struct mrc_sock *ms, const struct mrc_mp_plane *mpp
 	const struct mrc_mp *mp = ms->mp;
 
 	memset(tp, 0, sizeof(*tp));
+	tp->sk = (struct sock *)&ms->sk;
 	tp->saddr = &ms->saddr;
 	tp->daddr = (const struct in6_addr *)ms->peer.smrc_addr;
 	tp->osaddr = &mpp->saddr;
@@ -725,12 +855,17 @@ static void mrc_mp_txp(const struct mrc_sock *ms, const struct mrc_mp_plane *mpp
  * MRC_PLANE_MASK (if not 0) leaves out the planes whose bit is clear; an
  * unrouted connection has the one implicit plane 0.
  *
- * Return: 0, -ENETUNREACH (a route, but none of its planes exists or is
- * in the plane mask; or no route and plane 0 masked out) or -ENOMEM.
+ * SO_BINDTODEVICE leaves out the planes whose device is neither the bound
+ * device nor enslaved to it (a VRF).
+ *
+ * Return: 0, -ENETUNREACH (a route, but none of its planes exists, is in
+ * the plane mask and the bound device; or no route and plane 0 masked
+ * out), -EACCES (policy routing prohibits every path) or -ENOMEM.
  */
 int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp)
 {
 	const struct in6_addr *peer = (const struct in6_addr *)ms->peer.smrc_addr;
+	int bound = READ_ONCE(ms->sk.sk_bound_dev_if);
 	const struct mrc_cfg_plane *pl;
 	struct mrc_mp_plane *mpp;
 	struct mrc_cfg_route *rt;
@@ -738,7 +873,7 @@ int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp)
 	u32 id, i, n, m, slot = 0, mtu = 0;
 	struct mrc_txp tp;
 	struct mrc_mp *mp;
-	int tries;
+	int tries, err = 0;
 
 	if (ms->mp)
 		return 0;
@@ -768,6 +903,10 @@ int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp)
 			continue;
 		/* MRC_PLANE_MASK: planes this connection may use. */
 		if (ms->opts.plane_mask && !(ms->opts.plane_mask & BIT(id)))
+			continue;
+		/* SO_BINDTODEVICE: the bound device or the VRF it leads. */
+		if (bound && pl->ifindex != bound &&
+		    l3mdev_master_ifindex_by_index(net, pl->ifindex) != bound)
 			continue;
 		n = 0;
 		if (!rt->npaths) {
@@ -813,14 +952,25 @@ int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp)
 		for (n = 0; n < mpp->npaths; n++) {
 			mrc_mp_txp(ms, mpp, mpp->first + n, &tp);
 			dst = mrc_txp_route(net, &tp, NULL);
-			if (IS_ERR(dst))
+			if (IS_ERR(dst)) {
+				err = PTR_ERR(dst);
 				continue;
+			}
 			m = dst_mtu(dst) - mrc_encap_len(tp.encap, tp.path);
 			mtu = mtu ? min(mtu, m) : m;
 			dst_release(dst);
 		}
 	}
 	local_bh_enable();
+	/*
+	 * Policy routing prohibits every path of this socket (a "prohibit"
+	 * route for its mark or uid): refuse as TCP's connect() would.
+	 */
+	if (!mtu && err == -EACCES) {
+		ms->mp = NULL;
+		mrc_mp_free(mp);
+		return err;
+	}
 	/* No path routed yet: assume the minimum and the largest SRH. */
 	mp->mtu = mtu ?: IPV6_MIN_MTU - sizeof(struct ipv6hdr) -
 			 sizeof(struct ipv6_sr_hdr) -
@@ -897,6 +1047,16 @@ static u32 mrc_mp_hs_plane(const struct mrc_mp *mp)
 	return 0;
 }
 
+/*
+ * The route caches of @ms hold routes looked up with ms->route_mark; after
+ * a later SO_MARK they are bypassed (uncached lookups with the new mark),
+ * so fwmark rules apply to the connection from the next packet on.
+ */
+static bool mrc_route_cache_ok(const struct mrc_sock *ms)
+{
+	return READ_ONCE(ms->sk.sk_mark) == ms->route_mark;
+}
+
 /* Send @skb on the path its EV names. Consumes @skb. */
 static int mrc_mp_xmit(struct net *net, struct mrc_sock *ms,
 		       struct sk_buff *skb, u32 ev, bool hs, u8 *planep)
@@ -916,7 +1076,8 @@ static int mrc_mp_xmit(struct net *net, struct mrc_sock *ms,
 	mrc_mp_txp(ms, mpp, slot, &tp);
 	tp.sport = mrc_udp_sport(ev);
 	tp.label = mrc_ev_to_flowlabel(ev);
-	dst = mrc_txp_route(net, &tp, &mp->dc[slot]);
+	dst = mrc_txp_route(net, &tp,
+			    mrc_route_cache_ok(ms) ? &mp->dc[slot] : NULL);
 	if (IS_ERR(dst))
 		goto noroute;
 	*planep = pi;
@@ -933,36 +1094,57 @@ noroute:
  * @ms: the connection (route cache, addresses, per-plane counters)
  * @q: skbs from mrc_build_pkt(); emptied
  *
+ * A data packet the local stack refuses (NET_XMIT_DROP: a full qdisc or
+ * device queue) goes back to the engine as a local drop, and so does every
+ * later data packet of the batch for the same plane, without trying (the
+ * queue is full; it would only cost the attempt). What the engine sends
+ * instead goes out in the same call (a few rounds at most: the refusing
+ * planes are closed for a while, see mrc_conn_local_drops()).
+ *
  * Called without the connection lock, in any context.
  */
 void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 		    struct sk_buff_head *q)
 {
+	struct mrc_local_drop drops[MRC_LOCAL_DROPS_MAX];
 	struct mrc_net *mn = mrc_net(net);
+	u32 ev, len, ndrops, rounds = 0, refused = 0;
+	struct sk_buff_head rq;
 	struct dst_entry *dst;
 	struct mrc_txp tp = {};
 	struct sk_buff *skb;
 	struct flowi6 fl6;
-	u32 ev, len;
+	bool data;
+	u32 psn;
 	u8 plane;
 	int err;
 
 	if (skb_queue_empty(q))
 		return;
+	tp.sk = &ms->sk;
 	tp.daddr = (const struct in6_addr *)ms->peer.smrc_addr;
 	tp.saddr = &ms->saddr;
+	__skb_queue_head_init(&rq);
 	local_bh_disable();
+again:
+	ndrops = 0;
 	while ((skb = __skb_dequeue(q)) != NULL) {
 		ev = mrc_cb(skb)->ev;
 		plane = mrc_cb(skb)->plane;
+		data = mrc_cb(skb)->data;
+		psn = mrc_cb(skb)->psn;
 		len = skb->len;
-		if (ms->mp) {
+		if (data && plane < 32 && (refused & BIT(plane))) {
+			/* That plane's queue is full: report, do not try. */
+			kfree_skb(skb);
+			err = NET_XMIT_DROP;
+		} else if (ms->mp) {
 			err = mrc_mp_xmit(net, ms, skb, ev, mrc_cb(skb)->hs,
 					  &plane);
 		} else {
 			err = mrc_route(net, ms,
-					ms->dst_ok ? &ms->dst_cache : NULL,
-					&fl6, &dst);
+					ms->dst_ok && mrc_route_cache_ok(ms) ?
+					&ms->dst_cache : NULL, &fl6, &dst);
 			if (err) {
 				kfree_skb(skb);
 				err = -ENETUNREACH;
@@ -977,6 +1159,24 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 			mrc_net_count(mn, MRC_CNT_TX_NOROUTE);
 			continue;
 		}
+		if (err == NET_XMIT_DROP) {
+			/* Control packets: the next SACK/probe covers them. */
+			mrc_net_count(mn, MRC_CNT_TX_LOCAL_DROP);
+			if (!data)
+				continue;
+			if (plane < 32)
+				refused |= BIT(plane);
+			drops[ndrops].psn = psn;
+			drops[ndrops].ev = ev;
+			drops[ndrops].plane = plane;
+			if (++ndrops == MRC_LOCAL_DROPS_MAX) {
+				/* Batch full: report; resends go to the tail. */
+				mrc_conn_local_drops(ms, drops, ndrops, &rq);
+				skb_queue_splice_tail_init(&rq, q);
+				ndrops = 0;
+			}
+			continue;
+		}
 		if (err) {
 			mrc_net_count(mn, MRC_CNT_TX_ERR);
 			continue;
@@ -987,6 +1187,11 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 			WRITE_ONCE(ms->plane_bytes[plane],
 				   ms->plane_bytes[plane] + len);
 		}
+	}
+	if (ndrops && rounds++ < MRC_LOCAL_DROP_ROUNDS) {
+		/* @q is empty: it takes the retransmissions. */
+		mrc_conn_local_drops(ms, drops, ndrops, q);
+		goto again;
 	}
 	local_bh_enable();
 }
@@ -1037,6 +1242,8 @@ static bool mrc_ep_path(struct net *net, const struct mrc_cfg_route *rt,
 /**
  * mrc_send_ep() - send one endpoint (handshake) packet, uncached route
  * @net: namespace
+ * @sk: the connection (owner of the packet, egress policy), or NULL for
+ *	answers that no socket stands behind (rejects)
  * @saddr: source address (unspecified: chosen by routing)
  * @daddr: destination
  * @oif: output interface (link-local peers), else 0
@@ -1049,7 +1256,7 @@ static bool mrc_ep_path(struct net *net, const struct mrc_cfg_route *rt,
  *
  * Any context, no lock needed.
  */
-void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
+void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 		 const struct in6_addr *daddr, int oif, u8 op,
 		 const struct mrc_ep *ep)
 {
@@ -1082,6 +1289,7 @@ void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
 		kfree_skb(skb);
 		goto err;
 	}
+	tp.sk = sk;
 	tp.sport = mrc_ep_udp_sport(ep->token);
 	tp.daddr = daddr;
 	src = *saddr;
@@ -1109,8 +1317,9 @@ void mrc_send_ep(struct net *net, const struct in6_addr *saddr,
 	fl6.daddr = *daddr;
 	fl6.saddr = *saddr;
 	fl6.flowi6_oif = oif;
-	fl6.fl6_dport = htons(MRC_UDP_PORT);
-	dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	fl6.fl6_dport = mrc_udp_dport(net);
+	mrc_flow_policy(sk, &fl6);
+	dst = mrc_peer_lookup(net, &fl6);
 	if (IS_ERR(dst))
 		goto noroute;
 	src = fl6.saddr;

@@ -21,6 +21,7 @@ packages=(
 	# the VM rig
 	qemu-system-x86 busybox-static dash kmod iproute2 rsync iperf3 mptcpize
 	cpio xz-utils file ethtool tcpdump procps jq bsdextrautils gnuplot-nox
+	nftables
 	# builds
 	build-essential bc flex bison libelf-dev clang llvm lld dwarves cmake
 	pkg-config libgtest-dev libgmock-dev libclang-rt-14-dev clang-format

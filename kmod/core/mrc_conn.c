@@ -391,6 +391,30 @@ void mrc_conn_set_tx_room(struct mrc_conn *conn, u32 plane_mask)
 }
 
 /**
+ * mrc_conn_tx_dropped() - the host could not send a data packet.
+ * @conn: connection
+ * @now: current time
+ * @psn: PSN of the packet (struct mrc_tx_desc pkt.bth.psn)
+ * @ev: the EV it was given with (struct mrc_tx_desc ev)
+ *
+ * For a local refusal only (the host's qdisc or device was full): the
+ * packet is retransmitted at the next mrc_conn_poll_tx() on a fresh EV,
+ * the EV it was refused on is not penalised, the window shrinks by the
+ * packet. A host that keeps refusing should also close the plane's room
+ * (mrc_conn_set_tx_room()) for a while, so that the retransmission is not
+ * refused again at once.
+ *
+ * Return: MRC_OK, MRC_E_STALE (not in flight on @ev) or MRC_E_CONN.
+ */
+int mrc_conn_tx_dropped(struct mrc_conn *conn, u64 now, u32 psn, u32 ev)
+{
+	if (conn->error)
+		return MRC_E_CONN;
+	conn_tick(conn, now);
+	return mrc_req_on_local_drop(conn, now, psn, ev);
+}
+
+/**
  * mrc_conn_set_plane_up() - a plane's port changed state.
  * @conn: connection
  * @now: current time

@@ -44,11 +44,13 @@ enum mrc_tx_pkt_state {
  * @MRC_RTX_TIMEOUT: its retransmit timer expired
  * @MRC_RTX_NACK: NACKed (trim, or resource after the back-off delay)
  * @MRC_RTX_PLANE_DOWN: its plane went down
+ * @MRC_RTX_LOCAL: the sending host's own queue refused it (a local drop)
  */
 enum mrc_rtx_cause {
 	MRC_RTX_TIMEOUT = 0,
 	MRC_RTX_NACK = 1,
 	MRC_RTX_PLANE_DOWN = 2,
+	MRC_RTX_LOCAL = 3,
 };
 
 /**
@@ -352,6 +354,7 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s);
 int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n);
 void mrc_req_on_timer(struct mrc_conn *c, u64 now);
 void mrc_req_plane_down(struct mrc_conn *c, u8 plane);
+int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev);
 u64 mrc_req_deadline(const struct mrc_conn *c);
 u64 mrc_req_rto(const struct mrc_conn *c);
 bool mrc_req_poll_completion(struct mrc_conn *c, struct mrc_event *ev);

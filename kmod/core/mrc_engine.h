@@ -12,6 +12,8 @@
  *                   mrc_conn_rx()            a decoded packet arrived
  *                   mrc_conn_on_timer()      the host timer fired
  *                   mrc_conn_set_tx_room()   per-plane transmit room changed
+ *                   mrc_conn_tx_dropped()    the host's own queue refused a
+ *                                            data packet poll_tx gave it
  *                   mrc_conn_set_plane_up()  a plane's port went up/down
  *                   mrc_conn_ev_set_denied() administrative EV exclusion
  *                   mrc_conn_flush_acks()    owed SACKs due now (before close)
@@ -35,8 +37,9 @@
  * On receive, mrc_conn_rx() tells the host whether to place the payload at
  * pkt->reth.va within message pkt->meth.msn.
  *
- * EV value convention (fixed): bits 0..7 = plane index, bits 8..31 = path
- * entropy. The host maps (ev >> 8) to a path inside plane (ev & 0xff).
+ * EV value convention (fixed): bits 31..24 = plane index, bits 23..0 = path
+ * entropy (mrc_ev_plane(), mrc_ev_entropy()). The host maps the entropy to
+ * a path inside the plane.
  */
 #ifndef MRC_ENGINE_H
 #define MRC_ENGINE_H
@@ -572,6 +575,8 @@ struct mrc_plane_info {
  * @tx_rtx_timeout: ... caused by a timeout
  * @tx_rtx_nack: ... caused by a NACK
  * @tx_rtx_plane_down: ... caused by a plane going down
+ * @tx_rtx_local: ... caused by a local drop (mrc_conn_tx_dropped())
+ * @tx_local_drops: data packets the host reported it could not send
  * @tx_sacks: SACKs sent
  * @tx_nacks: NACKs sent
  * @tx_probes: probes sent
@@ -621,6 +626,8 @@ struct mrc_conn_stats {
 	u64 tx_rtx_timeout;
 	u64 tx_rtx_nack;
 	u64 tx_rtx_plane_down;
+	u64 tx_rtx_local;
+	u64 tx_local_drops;
 	u64 tx_sacks;
 	u64 tx_nacks;
 	u64 tx_probes;
@@ -683,6 +690,7 @@ u64 mrc_conn_next_deadline(const struct mrc_conn *conn);
 int mrc_conn_poll_event(struct mrc_conn *conn, struct mrc_event *ev);
 
 void mrc_conn_set_tx_room(struct mrc_conn *conn, u32 plane_mask);
+int mrc_conn_tx_dropped(struct mrc_conn *conn, u64 now, u32 psn, u32 ev);
 int mrc_conn_set_plane_up(struct mrc_conn *conn, u64 now, u8 plane, bool up);
 int mrc_conn_ev_set_denied(struct mrc_conn *conn, u64 now, u16 index,
 			   bool denied);

@@ -359,6 +359,8 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 			c->st.tx_rtx_timeout++;
 		else if (p->rtx_cause == MRC_RTX_NACK)
 			c->st.tx_rtx_nack++;
+		else if (p->rtx_cause == MRC_RTX_LOCAL)
+			c->st.tx_rtx_local++;
 		else
 			c->st.tx_rtx_plane_down++;
 		req_emit(c, now, psn, ev, true, true, d);
@@ -1032,6 +1034,40 @@ void mrc_req_plane_down(struct mrc_conn *c, u8 plane)
 		    c->evm.ev[p->ev_idx].plane == plane)
 			req_mark_lost(r, psn, MRC_RTX_PLANE_DOWN);
 	}
+}
+
+/**
+ * mrc_req_on_local_drop() - the host could not send @psn on @ev.
+ * @c: connection
+ * @now: current time
+ * @psn: PSN of the data packet mrc_conn_poll_tx() gave the host
+ * @ev: the EV it was given with
+ *
+ * The sending host's own queue (a full qdisc or device) refused the
+ * packet: it never reached the network, so the path is not to blame and
+ * waiting for a timeout would cost an RTO and an EV penalty for nothing.
+ * The packet is lost now and retransmitted at the next poll_tx(); the
+ * window shrinks by its size, as for a switch trimming it (our own egress
+ * is the congested queue).
+ *
+ * Return: MRC_OK, or MRC_E_STALE if @psn is not a packet in flight last
+ * sent on @ev (already acknowledged, or reported twice).
+ */
+int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p;
+
+	psn &= MRC_PSN_MASK;
+	if (!req_in_flight(r, psn))
+		return MRC_E_STALE;
+	p = txp(r, psn);
+	if (p->state != MRC_TXP_SENT || c->evm.ev[p->ev_idx].value != ev)
+		return MRC_E_STALE;
+	c->st.tx_local_drops++;
+	mrc_cc_on_nack(&c->cc, now, MRC_NACK_TRIMMED, p->len);
+	req_mark_lost(r, psn, MRC_RTX_LOCAL);
+	return MRC_OK;
 }
 
 /**

@@ -230,7 +230,11 @@ enum mrc_ep_kind {
  * @MRC_EP_ST_OK: accepted (requests always carry this value)
  * @MRC_EP_ST_REFUSED: no listener on the service id
  * @MRC_EP_ST_INVAL: the request's parameters are unacceptable
- * @MRC_EP_ST_RESET: no such connection (close of an unknown connection)
+ * @MRC_EP_ST_RESET: no such connection (close of an unknown connection);
+ *	in a close request: the socket is gone (after a graceful close)
+ * @MRC_EP_ST_ABORT: close request of an aborted socket (SO_LINGER with a
+ *	zero timeout): what was not acknowledged is dropped, and the peer
+ *	fails the connection with ECONNRESET
  * @MRC_EP_ST_NR: number of values
  */
 enum mrc_ep_status {
@@ -238,6 +242,7 @@ enum mrc_ep_status {
 	MRC_EP_ST_REFUSED = 1,
 	MRC_EP_ST_INVAL = 2,
 	MRC_EP_ST_RESET = 3,
+	MRC_EP_ST_ABORT = 4,
 	MRC_EP_ST_NR,
 };
 

@@ -403,6 +403,125 @@ TEST_F(conn, close_delivers_queued_messages)
 	free(rx);
 }
 
+/*
+ * Messages the peer cannot take: its receive buffer shrunk to the minimum
+ * and nobody reading, every message after the first stays unacknowledged.
+ */
+static int fill_unread(int cfd, int afd)
+{
+	const size_t sz = 64 << 10;
+	unsigned char *tx = malloc(sz);
+	int small = 4096, i, sent = 0;
+
+	if (!tx || setsockopt(afd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)))
+		goto out;
+	for (i = 0; i < 16; i++) {
+		fill(tx, sz, 300 + i);
+		if (send(cfd, tx, sz, MSG_DONTWAIT) != (ssize_t)sz)
+			break;
+		sent++;
+	}
+out:
+	free(tx);
+	return sent;
+}
+
+TEST_F(conn, so_linger_waits_for_acks)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 1 };
+	char buf[16];
+	double t0, dt;
+
+	/* Everything acknowledged: close() returns at once. */
+	ASSERT_EQ(0, setsockopt(self->afd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	ASSERT_EQ(2, send(self->afd, "hi", 2, 0));
+	ASSERT_EQ(2, recv_msg(self->cfd, buf, sizeof(buf), 0));
+	usleep(200000);	/* the SACK of "hi" */
+	t0 = now_s();
+	EXPECT_EQ(0, close(self->afd));
+	self->afd = -1;
+	EXPECT_LT(now_s() - t0, 0.5);
+
+	/* Unacknowledged messages: close() waits for the linger time. */
+	close(self->cfd);
+	self->cfd = socket_in(self->ns_cli, self->home, self->fam);
+	ASSERT_LE(0, self->cfd);
+	ASSERT_EQ(0, connect(self->cfd, (struct sockaddr *)&self->srv, sizeof(self->srv)));
+	self->afd = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, self->afd);
+	ASSERT_LT(1, fill_unread(self->cfd, self->afd));
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	t0 = now_s();
+	EXPECT_EQ(0, close(self->cfd));
+	dt = now_s() - t0;
+	self->cfd = -1;
+	TH_LOG("close() with SO_LINGER 1 s and a stalled reader: %.3f s", dt);
+	EXPECT_GE(dt, 0.9);
+	EXPECT_LT(dt, 5.0);
+}
+
+TEST_F(conn, so_linger_zero_aborts)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct timeval tv = { .tv_sec = 10 };
+	const size_t sz = 64 << 10;
+	unsigned char *rx = malloc(sz);
+	double t0, dt;
+	ssize_t n = 0;
+	int i;
+
+	ASSERT_TRUE(rx != NULL);
+	ASSERT_LT(1, fill_unread(self->cfd, self->afd));
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	t0 = now_s();
+	EXPECT_EQ(0, close(self->cfd));
+	dt = now_s() - t0;
+	self->cfd = -1;
+	EXPECT_LT(dt, 0.5);
+	/* The peer reads what it had, then the abort: ECONNRESET, as TCP's RST. */
+	ASSERT_EQ(0, setsockopt(self->afd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	for (i = 0; i < 32; i++) {
+		n = recv(self->afd, rx, sz, 0);
+		if (n <= 0)
+			break;
+	}
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(ECONNRESET, errno) TH_LOG("recv after the peer's abort: %s",
+					    n < 0 ? strerror(errno) : "EOF");
+	free(rx);
+}
+
+static volatile sig_atomic_t sigio_seen;
+
+static void on_sigio(int sig)
+{
+	(void)sig;
+	sigio_seen++;
+}
+
+TEST_F(conn, o_async_sigio)
+{
+	struct sigaction sa = { .sa_handler = on_sigio };
+	struct pollfd p = { .fd = self->afd, .events = POLLIN };
+	char buf[8];
+	int fl, r;
+
+	ASSERT_EQ(0, sigaction(SIGIO, &sa, NULL));
+	sigio_seen = 0;
+	ASSERT_EQ(0, fcntl(self->afd, F_SETOWN, getpid()));
+	fl = fcntl(self->afd, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->afd, F_SETFL, fl | O_ASYNC));
+	EXPECT_EQ(0, sigio_seen);
+	ASSERT_EQ(3, send(self->cfd, "sig", 3, 0));
+	do {
+		r = poll(&p, 1, 30000);
+	} while (r < 0 && errno == EINTR);
+	ASSERT_EQ(1, r);
+	/* Sent by the wakeup that made it readable: handled by now. */
+	EXPECT_LE(1, sigio_seen);
+	EXPECT_EQ(3, recv(self->afd, buf, sizeof(buf), 0));
+}
+
 TEST_F(conn, info_sane)
 {
 	struct mrc_info mi;
@@ -507,10 +626,14 @@ TEST_F(conn, many_messages_pipelined)
 	}
 }
 
-/* connect() to an address nobody answers: retransmitted, then ETIMEDOUT. */
-TEST(connect_times_out)
+/*
+ * connect() failures: nobody answers (ETIMEDOUT), a namespace without MRC
+ * (ECONNREFUSED from its ICMPv6 port unreachable), no
+ * listener (ECONNREFUSED from MRC's reject), blocking and not.
+ */
+TEST(connect_failures)
 {
-	int fam = mrc_family(), home, ns, fd, err = 0;
+	int fam = mrc_family(), home, ns, srv_ns, fd, lfd, err = 0;
 	struct pollfd p = { .events = POLLOUT };
 	socklen_t len = sizeof(err);
 	struct sockaddr_mrc sa;
@@ -522,13 +645,36 @@ TEST(connect_times_out)
 	ns = open_ns(NS_CLI);
 	fd = socket_in(ns, home, fam);
 	ASSERT_LE(0, fd);
+	/* Nobody answers: retransmitted, then ETIMEDOUT. */
 	sa = mrc_addr(fam, SRV_PORT, "fd00:6d72::99");
 	t0 = now_s();
 	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
 	EXPECT_EQ(ETIMEDOUT, errno);
 	EXPECT_GT(now_s() - t0, 2.0);
 	close(fd);
-	/* Non-blocking: EINPROGRESS, then the error through SO_ERROR. */
+	/*
+	 * The server's namespace has never used MRC: its UDP port is not
+	 * bound, the ICMPv6 port unreachable refuses the connect at once.
+	 */
+	fd = socket_in(ns, home, fam);
+	ASSERT_LE(0, fd);
+	sa = mrc_addr(fam, SRV_PORT, "fd00:6d72::1");
+	t0 = now_s();
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
+	EXPECT_EQ(ECONNREFUSED, errno);
+	EXPECT_LT(now_s() - t0, 1.0);
+	close(fd);
+	/*
+	 * Non-blocking: EINPROGRESS, then the error through SO_ERROR. The
+	 * server's namespace answers (a reject: nobody listens on SRV_PORT)
+	 * once it has used MRC (its UDP port is bound on first listen()).
+	 */
+	srv_ns = open_ns(NS_SRV);
+	lfd = socket_in(srv_ns, home, fam);
+	ASSERT_LE(0, lfd);
+	sa = mrc_addr(fam, SRV_PORT + 1, NULL);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(lfd, 1));
 	fd = socket_in(ns, home, fam);
 	ASSERT_LE(0, fd);
 	sa = mrc_addr(fam, SRV_PORT, "fd00:6d72::1");
@@ -541,6 +687,8 @@ TEST(connect_times_out)
 	ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len));
 	EXPECT_EQ(ECONNREFUSED, err);
 	close(fd);
+	close(lfd);
+	close(srv_ns);
 	close(ns);
 	veth_down();
 	close(home);

@@ -36,6 +36,19 @@ expect_eq() {
 
 mrc_loaded() { [ -d /sys/module/mrc ]; }
 
+# expect_digests NAME CLIENT_OUT SERVER_OUT: mrc_xfer printed its digests
+# and those of both directions match end to end.
+expect_digests() {
+	local name=$1 cli=$2 srv=$3
+	check "$name: digests printed" [ -n "$(awk '$1 == "rx"' "$srv")" ]
+	expect_eq "$name: client->server digest" \
+		"$(awk '$1 == "tx" { print $2, $3 }' "$cli")" \
+		"$(awk '$1 == "rx" { print $2, $3 }' "$srv")"
+	expect_eq "$name: server->client digest" \
+		"$(awk '$1 == "tx" { print $2, $3 }' "$srv")" \
+		"$(awk '$1 == "rx" { print $2, $3 }' "$cli")"
+}
+
 # proc_counter NAME [NETNS]: one value of /proc/net/mrc
 proc_counter() {
 	local cmd=(cat /proc/net/mrc)

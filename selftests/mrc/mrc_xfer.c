@@ -31,6 +31,8 @@
  * --rcvbuf BYTES: SO_RCVBUF before connect()/listen() (an accepted
  *   connection inherits the listener's), e.g. to make a stalled reader
  *   refuse data sooner.
+ * --mark MARK: SO_MARK before connect()/listen() (policy routing, netfilter).
+ * --bind-dev IFNAME: SO_BINDTODEVICE before connect()/listen().
  * --profile CC:EV: MRC_PROFILE (congestion-control and EV profile ids).
  * --stall AFTER:MS: after receiving AFTER messages stop reading for MS
  *   milliseconds (a reader that sleeps), printing "stall begin" and
@@ -256,7 +258,7 @@ static void usage(void)
 	fprintf(stderr, "usage: mrc_xfer (-l | -c ADDR) -p PORT [-n N] [-s SEED] [-M MAX] [-q FILE]\n"
 		"       [--info-json] [--hold FILE] [--info-file FILE] [--linger SECS]\n"
 		"       [--plane-mask MASK] [--profile CC:EV] [--stall AFTER:MS]\n"
-		"       [--rcvbuf BYTES]\n");
+		"       [--rcvbuf BYTES] [--mark MARK] [--bind-dev IFNAME]\n");
 	exit(2);
 }
 
@@ -311,9 +313,13 @@ int main(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'R' },
 		{ "stall", required_argument, NULL, 'S' },
 		{ "rcvbuf", required_argument, NULL, 'B' },
+		{ "mark", required_argument, NULL, 'K' },
+		{ "bind-dev", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *hold = NULL, *ifile = NULL;
+	const char *hold = NULL, *ifile = NULL, *bind_dev = NULL;
+	bool set_mark = false;
+	unsigned int mark = 0;
 	struct mrc_profile_opt prof = { 0 };
 	bool set_mask = false, set_prof = false;
 	__u32 plane_mask = 0;
@@ -366,6 +372,11 @@ int main(int argc, char **argv)
 			if (rcvbuf <= 0)
 				usage();
 			break;
+		case 'K':
+			mark = strtoul(optarg, NULL, 0);
+			set_mark = true;
+			break;
+		case 'D': bind_dev = optarg; break;
 		default: usage();
 		}
 	}
@@ -395,6 +406,15 @@ int main(int argc, char **argv)
 	}
 	if (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
 		perror("SO_RCVBUF");
+		return 1;
+	}
+	if (set_mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark))) {
+		perror("SO_MARK");
+		return 1;
+	}
+	if (bind_dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, bind_dev,
+				   strlen(bind_dev) + 1)) {
+		perror("SO_BINDTODEVICE");
 		return 1;
 	}
 	if (listen_mode) {

@@ -217,8 +217,13 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "timer_stalls",
     "tx_port_status",
     "rx_port_status",
+    "conn_aborted",
+    "tx_local_drops",
+    "tx_mem_limit",
+    "rx_mem_limit",
+    "connect_icmp_errors",
 };
-static_assert(MRC_STATS_ATTR_RX_PORT_STATUS == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_CONNECT_ICMP_ERRORS == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -345,6 +345,14 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_TIMER_STALLS: late connection timers given a grace period
  * @MRC_STATS_ATTR_TX_PORT_STATUS: port-status updates sent to peers
  * @MRC_STATS_ATTR_RX_PORT_STATUS: port-status updates received from peers
+ * @MRC_STATS_ATTR_CONN_ABORTED: connections closed with SO_LINGER 0 (abort)
+ * @MRC_STATS_ATTR_TX_LOCAL_DROPS: data packets the sending host's own queue
+ *	refused (retransmitted at once, not counted in TX_ERRORS)
+ * @MRC_STATS_ATTR_TX_MEM_LIMIT: sends refused for memory (net.mrc.mem or
+ *	the socket's memory cgroup)
+ * @MRC_STATS_ATTR_RX_MEM_LIMIT: received messages refused for memory
+ * @MRC_STATS_ATTR_CONNECT_ICMP_ERRORS: connect attempts failed by an ICMPv6
+ *	error (port unreachable: ECONNREFUSED)
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -403,6 +411,11 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_TIMER_STALLS,
 	MRC_STATS_ATTR_TX_PORT_STATUS,
 	MRC_STATS_ATTR_RX_PORT_STATUS,
+	MRC_STATS_ATTR_CONN_ABORTED,
+	MRC_STATS_ATTR_TX_LOCAL_DROPS,
+	MRC_STATS_ATTR_TX_MEM_LIMIT,
+	MRC_STATS_ATTR_RX_MEM_LIMIT,
+	MRC_STATS_ATTR_CONNECT_ICMP_ERRORS,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,

@@ -1072,6 +1072,48 @@ TEST_F(ReqTest, EcnSackSkipsEv) {
     EXPECT_EQ(info.cnt.sacked, 1u);
 }
 
+TEST_F(ReqTest, LocalDropRetransmitsAtOnceWithoutEvPenalty) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 4, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 4u);
+    const u32 psn = d[1].pkt.bth.psn;
+    // The wrong EV, or a packet that is not in flight, is stale.
+    EXPECT_EQ(mrc_conn_tx_dropped(c_, 1, psn, d[2].ev == d[1].ev ? d[1].ev + 1 : d[2].ev),
+              MRC_E_STALE);
+    EXPECT_EQ(mrc_conn_tx_dropped(c_, 1, psn + 100, d[1].ev), MRC_E_STALE);
+    EXPECT_EQ(mrc_conn_tx_dropped(c_, 1, psn, d[1].ev), MRC_OK);
+    EXPECT_EQ(mrc_conn_tx_dropped(c_, 1, psn, d[1].ev), MRC_E_STALE);  // reported twice
+    // Resent by the next poll, long before any timeout, on another EV.
+    auto r = poll(2);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_TRUE(r[0].rtx);
+    EXPECT_EQ(r[0].pkt.bth.psn, psn);
+    EXPECT_NE(r[0].ev, d[1].ev);
+    // The EV it was refused on is not blamed.
+    EXPECT_EQ(ev_state(d[1].ev), MRC_EV_GOOD);
+    auto st = stats();
+    EXPECT_EQ(st.tx_local_drops, 1u);
+    EXPECT_EQ(st.tx_rtx_local, 1u);
+    EXPECT_EQ(st.tx_rtx_timeout, 0u);
+    EXPECT_EQ(st.timeouts, 0u);
+    EXPECT_EQ(st.retry_left, cfg_.retry_budget);
+    // Everything acknowledged: the message completes once.
+    rx(3, sack(d[3].pkt.bth.psn));
+    EXPECT_EQ(count(events(), MRC_EVT_MSG_COMPLETED), 1u);
+}
+
+TEST_F(ReqTest, LocalDropShrinksTheWindowByThePacket) {
+    cfg_.cc_algo = MRC_CC_NSCC;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 2u);
+    const u32 cwnd0 = stats().cwnd_bytes;
+    ASSERT_EQ(mrc_conn_tx_dropped(c_, 1, d[0].pkt.bth.psn, d[0].ev), MRC_OK);
+    EXPECT_EQ(stats().cwnd_bytes, cwnd0 - 1024);
+}
+
 TEST_F(ReqTest, PlaneDownRetransmitsInFlightElsewhere) {
     create();
     ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 16, 0, 0, 1, nullptr), MRC_OK);
