@@ -5,7 +5,8 @@
 # Debian's linux-source-6.1, extracted by make deps); C++ must match
 # tools/.clang-format; the netlink spec must load in the kernel's YNL schema
 # (Debian's linux-source-6.12) and agree with uapi/linux/mrc.h, name by name
-# and value by value (scripts/check_netlink_spec.py).
+# and value by value (scripts/check_netlink_spec.py); the documentation must
+# parse as reStructuredText (scripts/check_rst.py).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -40,4 +41,8 @@ fi
 spec_bad=0
 python3 scripts/check_netlink_spec.py Documentation/netlink/specs/mrc.yaml "$schemas" uapi ||
 	spec_bad=1
-((bad == 0 && fmt_bad == 0 && spec_bad == 0))
+# Documentation: every .rst parses (tables, markup), scripts/check_rst.py.
+rst_bad=0
+mapfile -t rst < <(git ls-files -co --exclude-standard 'Documentation/*.rst' | sort)
+python3 scripts/check_rst.py "${rst[@]}" || rst_bad=1
+((bad == 0 && fmt_bad == 0 && spec_bad == 0 && rst_bad == 0))
