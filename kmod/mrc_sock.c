@@ -504,7 +504,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct net *net = sock_net(sk);
 	struct mrc_msgbuf *mb;
 	struct sk_buff_head q;
-	bool queued = false, mem_wait = false;
+	bool queued = false, mem_wait = false, room;
 	long timeo;
 	u64 now;
 	u16 msn;
@@ -531,9 +531,9 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = mrc_send_state(ms);
 		if (!err && len > ms->peer_max_msg)
 			err = -EMSGSIZE;
-		if (!err && (mrc_can_send(ms) || !ms->tx_pending) &&
-		    mrc_conn_tx_msgs_free(ms->conn) &&
-		    !mrc_mem_charge(ms, mb->charge, SK_MEM_SEND)) {
+		room = !err && (mrc_can_send(ms) || !ms->tx_pending) &&
+		       mrc_conn_tx_msgs_free(ms->conn);
+		if (room && !mrc_mem_charge(ms, mb->charge, SK_MEM_SEND)) {
 			/*
 			 * The global limit (net.mrc.mem) or the memory cgroup
 			 * refuses: wait for one of our messages to complete,
@@ -542,17 +542,14 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			mrc_net_count(mrc_net(net), MRC_CNT_TX_MEM_LIMIT);
 			mem_wait = true;
 			err = -EAGAIN;
-		} else if (!err && (mrc_can_send(ms) || !ms->tx_pending) &&
-			   mrc_conn_tx_msgs_free(ms->conn)) {
+		} else if (room) {
 			now = mrc_now();
 			rc = mrc_conn_send(ms->conn, now, len, 0, 0,
 					   (u64)(uintptr_t)mb, &msn);
-			mb->mem = mb->charge;
-			if (rc != MRC_OK) {
-				mrc_mem_uncharge(ms, mb->mem);
-				mb->mem = 0;
-			}
+			if (rc != MRC_OK)
+				mrc_mem_uncharge(ms, mb->charge);
 			if (rc == MRC_OK) {
+				mb->mem = mb->charge;
 				mb->msn = msn;
 				ms->txm[msn % ms->tx_cap] = mb;
 				WRITE_ONCE(ms->tx_pending, ms->tx_pending + 1);
@@ -1145,7 +1142,6 @@ struct sock *mrc_sock_alloc_child(struct sock *parent, gfp_t gfp)
 	sk->sk_sndtimeo = READ_ONCE(parent->sk_sndtimeo);
 	/* The egress policy of the listener applies to its connections. */
 	sk->sk_mark = READ_ONCE(parent->sk_mark);
-	mrc_sk(sk)->route_mark = sk->sk_mark;
 	sk->sk_priority = READ_ONCE(parent->sk_priority);
 	sk->sk_bound_dev_if = READ_ONCE(parent->sk_bound_dev_if);
 	sk->sk_uid = parent->sk_uid;
