@@ -11,6 +11,10 @@
 #   make vm-shell              interactive shell in the VM (Ctrl-A x quits)
 #   make lint       checkpatch --strict on kmod/, clang-format check on C++
 #   make fuzz       long libFuzzer runs of every decoder target
+#   make install    mrc.ko into /lib/modules/KVER/updates (+ depmod), the tools,
+#                   man pages, completions, header, pkg-config file, systemd
+#                   unit (PREFIX=/usr/local, DESTDIR=, KVER= of the headers)
+#   make debs       mrc-dkms, mrc-tools, libmrc-dev .debs under build/deb/
 #
 # Everything built lands under build/ (git-ignored).
 
@@ -27,7 +31,8 @@ INITRAMFS := $(B)/vm/initramfs.cpio.gz
 RIG_SELFCHECK ?= 1
 
 .PHONY: all deps kmod rigmod userspace selftests initramfs check ctest vm-selftests \
-	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz bench clean distclean
+	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz bench clean distclean \
+	install uninstall debs
 
 all: deps kmod rigmod userspace selftests initramfs
 
@@ -111,6 +116,24 @@ fuzz: userspace
 # one VM boot; build/bench/{results.json,results.txt,plane-failure.svg}.
 bench: all
 	bash scripts/bench.sh
+
+# Installs for the kernel whose headers build/kabi.mk names (Debian's
+# current 6.1 ABI, the guest's); DKMS (make debs, mrc-dkms) builds for any.
+PREFIX ?= /usr/local
+install: kmod userspace
+	$(MAKE) -C $(KDIR) M=$(KMOD_BUILD) MRC_TOP=$(TOP) INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KABI)
+	DESTDIR=$(DESTDIR) cmake --install $(CMAKE_BUILD) --prefix $(PREFIX)
+	install -d $(DESTDIR)/etc/mrc
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KABI)/updates/mrc.ko
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KABI)
+	xargs -r rm -f <$(CMAKE_BUILD)/install_manifest.txt
+
+debs: all
+	bash scripts/mkdebs.sh
 
 clean:
 	rm -rf $(CMAKE_BUILD) $(KMOD_BUILD) $(KSFT_BUILD) $(B)/rigmod $(B)/vm

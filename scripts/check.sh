@@ -5,14 +5,17 @@
 #   1. lint: checkpatch --strict on kmod/ and clang-format on the C++;
 #   2. ctest: engine unit tests (plain and ASan/UBSan), simulator scenarios,
 #      fuzz smoke runs, uapi layout tests;
-#   3. the kselftest collection inside the QEMU guest, KTAP streamed; a kernel
+#   3. the install path: the .debs build, install here, DKMS compiles the
+#      module against the installed headers (scripts/check_packages.sh);
+#      the guest's autoload test loads the module DKMS built;
+#   4. the kselftest collection inside the QEMU guest, KTAP streamed; a kernel
 #      splat, a panic or a hang fails the run whatever the tests said;
-#   4. the wire capture the VM run left (mrc_wire_capture.sh), decoded on
+#   5. the wire capture the VM run left (mrc_wire_capture.sh), decoded on
 #      the host by tshark with tools/wireshark/mrc.lua and judged by
 #      tools/wireshark/mrc_capture_check.py;
-#   5. the bench smoke: every make bench scenario once at a tiny size, its
+#   6. the bench smoke: every make bench scenario once at a tiny size, its
 #      results.json validated against the documented schema (not the figures);
-#   6. the rig self-check: deliberately broken runs must each fail.
+#   7. the rig self-check: deliberately broken runs must each fail.
 # Ends with one line "N passed, N failed[, N skipped]"; exit status 1 if any
 # failed.
 set -uo pipefail
@@ -45,6 +48,14 @@ if [ -f "$junit" ]; then
 	tally ctest $((total - cfail - cskip - ${cdisabled:-0})) "$cfail" $((cskip + ${cdisabled:-0}))
 else
 	tally ctest 0 1 0
+fi
+
+echo "== packages"
+if bash scripts/check_packages.sh >build/packages.log 2>&1; then
+	tally packages 1 0 0
+else
+	grep -E '^(FAIL|packages):' build/packages.log
+	tally packages 0 1 0
 fi
 
 echo "== VM selftests"

@@ -28,6 +28,8 @@ packages=(
 	libnl-3-dev libnl-genl-3-dev libbpf-dev bpftool zlib1g-dev
 	# bench report, netlink spec check (YNL schemas of linux-source-6.12)
 	python3 python3-jsonschema python3-yaml linux-source-6.12
+	# packaging (make debs, make install): Debian's tooling, DKMS
+	dpkg-dev debhelper dh-dkms dkms rsync
 	# documentation check (make lint)
 	python3-docutils
 	# wire: the capture test decodes with tshark and tools/wireshark/mrc.lua

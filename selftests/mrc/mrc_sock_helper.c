@@ -36,6 +36,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s bind|hold PORT [ADDR]\n", argv[0]);
 		return 2;
 	}
+	/* Before the module is loaded there is no sysfs file to read: the
+	 * autoload test names the family (MRC_FAMILY=12) to let socket()
+	 * load the module through its net-pf-12 alias.
+	 */
+	if (getenv("MRC_FAMILY"))
+		fam = atoi(getenv("MRC_FAMILY"));
 	if (fam <= 0) {
 		errno = EAFNOSUPPORT;
 		return fail();

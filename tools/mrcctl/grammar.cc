@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "Usage: mrcctl [-j] [-n NETNS] OBJECT COMMAND [ARGS]\n"
+    "       mrcctl [-j] [-n NETNS] [-force] -b FILE\n"
     "  mrcctl plane add id ID (dev NAME | ifindex N) addr ADDR [up | down]\n"
     "  mrcctl plane set id ID [up | down] [dev NAME | ifindex N] [addr ADDR]\n"
     "  mrcctl plane del id ID\n"
@@ -32,7 +33,9 @@ constexpr std::string_view kUsage =
     "  mrcctl stats\n"
     "  mrcctl monitor\n"
     "  mrcctl help\n"
-    "Options: -j, --json  JSON output;  -n, --netns NETNS  act in a named namespace\n"
+    "Options: -j, --json  JSON output;  -n, --netns NETNS  act in a named namespace;\n"
+    "  -b, --batch FILE  one command per line (\"-\": standard input), stop at the first\n"
+    "  error unless -force;  -V, --version  print the version\n"
     "Exit: 0 ok, 1 rejected by the kernel, 2 usage error, 3 mrc.ko not loaded\n";
 
 constexpr std::array<std::string_view, 3> kEncapNames = {"none", "srh", "usid"};
@@ -287,11 +290,39 @@ std::string_view PathStateName(uint8_t state) {
 
 std::string_view UsageText() { return kUsage; }
 
+std::vector<std::string> SplitBatchLine(std::string_view line) {
+    std::vector<std::string> words;
+    size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+        if (i == line.size() || line[i] == '#') break;
+        std::string w;
+        while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
+            const char q = line[i];
+            if (q != '\'' && q != '"') {
+                w += line[i++];
+                continue;
+            }
+            const size_t end = line.find(q, i + 1);
+            if (end == std::string_view::npos)
+                throw UsageError(std::string("unterminated ") + q + " quote");
+            w.append(line.substr(i + 1, end - i - 1));
+            i = end + 1;
+        }
+        words.push_back(std::move(w));
+    }
+    return words;
+}
+
 std::string CommandName(const Command& cmd) {
     std::string obj;
     switch (cmd.object) {
         case Object::kHelp:
             return "help";
+        case Object::kVersion:
+            return "version";
+        case Object::kBatch:
+            return "batch";
         case Object::kStats:
             return "stats";
         case Object::kMonitor:
@@ -338,13 +369,28 @@ Command Parse(const std::vector<std::string>& argv) {
             c.netns = a.Value(o);
             if (c.netns.empty() || c.netns.find('/') != std::string::npos)
                 throw UsageError("invalid namespace name \"" + c.netns + "\"");
+        } else if (o == "-b" || o == "--batch" || o == "-batch") {
+            c.batch = a.Value(o);
+            if (c.batch.empty()) throw UsageError("empty batch file name");
+        } else if (o == "-force" || o == "--force") {
+            c.force = true;
         } else if (o == "-h" || o == "--help") {
             c.object = Object::kHelp;
+            return c;
+        } else if (o == "-V" || o == "--version" || o == "-version") {
+            c.object = Object::kVersion;
             return c;
         } else {
             Unknown("option", o);
         }
     }
+    if (!c.batch.empty()) {
+        // As ip -b: the commands come from the file, none from argv.
+        if (!a.Done()) throw UsageError("-b FILE takes no command, found \"" + a.Peek() + "\"");
+        c.object = Object::kBatch;
+        return c;
+    }
+    if (c.force) throw UsageError("-force applies to -b FILE only");
     if (a.Done()) throw UsageError("no object given");
     const std::string& obj = a.Next();
     if (obj == "help") {

@@ -28,7 +28,18 @@ inline constexpr int kExitRejected = 1;  // the kernel refused the request
 inline constexpr int kExitUsage = 2;     // bad command line
 inline constexpr int kExitNoFamily = 3;  // mrc.ko not loaded / family missing
 
-enum class Object { kHelp, kPlane, kRoute, kProfile, kStats, kMonitor, kConn, kPath };
+enum class Object {
+    kHelp,
+    kVersion,
+    kBatch,
+    kPlane,
+    kRoute,
+    kProfile,
+    kStats,
+    kMonitor,
+    kConn,
+    kPath
+};
 enum class Verb { kNone, kAdd, kDel, kSet, kShow, kGet };
 
 struct PlaneArgs {
@@ -75,10 +86,18 @@ struct Command {
     RouteArgs route;
     ProfileArgs profile;
     std::optional<uint32_t> qpn;  // conn/path show: only this local QPN
+    std::string batch;            // -b FILE ("-": standard input)
+    bool force = false;           // -force: a batch goes on after an error
 };
 
 // Parses argv[1..]; throws UsageError.
 Command Parse(const std::vector<std::string>& args);
+
+// One line of a batch file (mrcctl -b) as words: blank-separated, '...'
+// and "..." quote, a '#' that starts a word comments out the rest of the
+// line. An empty result is a line to skip. Throws UsageError on an
+// unterminated quote.
+std::vector<std::string> SplitBatchLine(std::string_view line);
 
 // "object verb" as shown in error messages: "plane add", "stats".
 std::string CommandName(const Command& cmd);

@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -649,9 +650,107 @@ int Execute(const Command& c) {
             break;
         }
         case Object::kHelp:
+        case Object::kVersion:
+        case Object::kBatch:
             break;
     }
     return kExitOk;
+}
+
+// Runs one parsed command; errors are printed prefixed with `where` (empty,
+// or "FILE:LINE: " in a batch). Returns the exit code.
+int RunOne(const Command& cmd, const std::string& where) {
+    try {
+        return Execute(cmd);
+    } catch (const nl::KernelError& e) {
+        std::cerr << "mrcctl: " << where << CommandName(cmd) << ": " << e.what();
+        if (!e.extack().empty()) std::cerr << ": " << e.extack();
+        if (!e.attr().empty()) {
+            std::cerr << " (" << e.attr();
+            if (!e.range().empty()) std::cerr << ", " << e.range();
+            std::cerr << ')';
+        }
+        std::cerr << '\n';
+        return kExitRejected;
+    } catch (const nl::FamilyMissing& e) {
+        std::cerr << "mrcctl: " << where << e.what() << '\n';
+        return kExitNoFamily;
+    } catch (const UsageError& e) {
+        std::cerr << "mrcctl: " << where << e.what() << '\n';
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        std::cerr << "mrcctl: " << where << CommandName(cmd) << ": " << e.what() << '\n';
+        return kExitRejected;
+    }
+}
+
+// Closes a file descriptor on scope exit.
+class Fd {
+  public:
+    explicit Fd(int fd) : fd_(fd) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() {
+        if (fd_ >= 0) close(fd_);
+    }
+    int get() const { return fd_; }
+
+  private:
+    int fd_;
+};
+
+// mrcctl -b FILE: one command per line, as "ip -b". The command line's -j
+// and -n apply to every line that does not give its own; a line's -n lasts
+// for that line only. The first error stops the batch (its exit code is
+// mrcctl's) unless -force, which runs every line and exits with the first
+// error's code.
+int RunBatch(const Command& opts) {
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    const std::string name = opts.batch == "-" ? "<stdin>" : opts.batch;
+    if (opts.batch != "-") {
+        file.open(opts.batch);
+        if (!file) {
+            std::cerr << "mrcctl: cannot open batch file \"" << opts.batch
+                      << "\": " << std::strerror(errno) << '\n';
+            return kExitUsage;
+        }
+        in = &file;
+    }
+    Fd home(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+    if (home.get() < 0) {
+        std::cerr << "mrcctl: /proc/self/ns/net: " << std::strerror(errno) << '\n';
+        return kExitRejected;
+    }
+    int rc = kExitOk;
+    std::string line;
+    for (unsigned n = 1; std::getline(*in, line); ++n) {
+        const std::string where = name + ":" + std::to_string(n) + ": ";
+        int r;
+        try {
+            const std::vector<std::string> words = SplitBatchLine(line);
+            if (words.empty()) continue;
+            Command cmd = Parse(words);
+            if (cmd.object == Object::kBatch) throw UsageError("-b inside a batch file");
+            if (cmd.object == Object::kMonitor)
+                throw UsageError("monitor does not end; it has no place in a batch");
+            cmd.json = cmd.json || opts.json;
+            if (cmd.netns.empty()) cmd.netns = opts.netns;
+            r = RunOne(cmd, where);
+            if (!cmd.netns.empty() && setns(home.get(), CLONE_NEWNET)) {
+                std::cerr << "mrcctl: " << where << "setns back: " << std::strerror(errno) << '\n';
+                return kExitRejected;
+            }
+        } catch (const UsageError& e) {
+            std::cerr << "mrcctl: " << where << e.what() << '\n';
+            r = kExitUsage;
+        }
+        if (r != kExitOk) {
+            if (!opts.force) return r;
+            if (rc == kExitOk) rc = r;
+        }
+    }
+    return rc;
 }
 
 }  // namespace
@@ -667,26 +766,10 @@ int main(int argc, char** argv) {
         std::cerr << "mrcctl: " << e.what() << '\n' << UsageText();
         return kExitUsage;
     }
-    try {
-        return Execute(cmd);
-    } catch (const nl::KernelError& e) {
-        std::cerr << "mrcctl: " << CommandName(cmd) << ": " << e.what();
-        if (!e.extack().empty()) std::cerr << ": " << e.extack();
-        if (!e.attr().empty()) {
-            std::cerr << " (" << e.attr();
-            if (!e.range().empty()) std::cerr << ", " << e.range();
-            std::cerr << ')';
-        }
-        std::cerr << '\n';
-        return kExitRejected;
-    } catch (const nl::FamilyMissing& e) {
-        std::cerr << "mrcctl: " << e.what() << '\n';
-        return kExitNoFamily;
-    } catch (const UsageError& e) {
-        std::cerr << "mrcctl: " << e.what() << '\n';
-        return kExitUsage;
-    } catch (const std::exception& e) {
-        std::cerr << "mrcctl: " << CommandName(cmd) << ": " << e.what() << '\n';
-        return kExitRejected;
+    if (cmd.object == Object::kVersion) {
+        std::cout << "mrcctl " MRC_VERSION "\n";
+        return kExitOk;
     }
+    if (cmd.object == Object::kBatch) return RunBatch(cmd);
+    return RunOne(cmd, "");
 }

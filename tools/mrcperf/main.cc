@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
                 std::cout << UsageText();
                 return kExitOk;
             case Mode::kVersion:
-                std::cout << "mrcperf 1\n";
+                std::cout << "mrcperf " MRC_VERSION "\n";
                 return kExitOk;
             case Mode::kJson:
                 return JsonMode(c);

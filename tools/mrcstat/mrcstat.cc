@@ -134,6 +134,9 @@ int main(int argc, char** argv) {
             case mrcstat::Command::kHelp:
                 std::cout << mrcstat::kUsage;
                 return 0;
+            case mrcstat::Command::kVersion:
+                std::cout << "mrcstat " MRC_VERSION "\n";
+                return 0;
             case mrcstat::Command::kAttach:
                 if (mrcstat::Attach(o.pin_dir, o.rto_events)) {
                     std::cout << "mrcstat: attached, maps and links pinned under " << o.pin_dir

@@ -12,6 +12,7 @@ const char kUsage[] =
     "       mrcstat attach [--rto-events] [-d DIR]\n"
     "       mrcstat detach [-d DIR]\n"
     "       mrcstat events [-j] [-c COUNT] [-t SECONDS] [-d DIR]\n"
+    "       mrcstat -V | --version\n"
     "\n"
     "Per-plane and per-path telemetry of MRC from the mrc:* tracepoints.\n"
     "  attach        load the BPF programs, attach them, pin maps and links\n"
@@ -60,6 +61,9 @@ std::optional<Options> ParseArgs(const std::vector<std::string>& args, std::stri
         std::string v;
         if (a == "-h" || a == "--help") {
             o.cmd = Command::kHelp;
+            return o;
+        } else if (a == "-V" || a == "--version") {
+            o.cmd = Command::kVersion;
             return o;
         } else if (a == "-j" || a == "--json") {
             o.json = true;

@@ -9,7 +9,7 @@
 
 namespace mrcstat {
 
-enum class Command { kShow, kAttach, kDetach, kEvents, kHelp };
+enum class Command { kShow, kAttach, kDetach, kEvents, kHelp, kVersion };
 
 struct Options {
     Command cmd = Command::kShow;

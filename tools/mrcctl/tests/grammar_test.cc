@@ -156,6 +156,36 @@ TEST(Grammar, OptionsAndObjects) {
     EXPECT_THROW(P("stats now"), UsageError);
 }
 
+TEST(Grammar, BatchAndVersion) {
+    Command c = P("-n blue -force -b /etc/mrc/fabric.conf");
+    EXPECT_EQ(c.object, Object::kBatch);
+    EXPECT_EQ(c.batch, "/etc/mrc/fabric.conf");
+    EXPECT_EQ(c.netns, "blue");
+    EXPECT_TRUE(c.force);
+    EXPECT_EQ(P("--batch -").batch, "-");
+    EXPECT_THROW(P("-b"), UsageError);
+    EXPECT_THROW(P("-b f plane show"), UsageError);
+    EXPECT_THROW(P("-force plane show"), UsageError);
+    EXPECT_EQ(P("-V").object, Object::kVersion);
+    EXPECT_EQ(P("--version").object, Object::kVersion);
+}
+
+TEST(Grammar, BatchLines) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(SplitBatchLine(""), V{});
+    EXPECT_EQ(SplitBatchLine("   \t "), V{});
+    EXPECT_EQ(SplitBatchLine("# a comment"), V{});
+    EXPECT_EQ(SplitBatchLine("plane add id 0 dev eth0 # trailing"),
+              (V{"plane", "add", "id", "0", "dev", "eth0"}));
+    EXPECT_EQ(SplitBatchLine("\tplane  show\r"), (V{"plane", "show"}));
+    EXPECT_EQ(SplitBatchLine("plane add dev 'my dev' id \"1\""),
+              (V{"plane", "add", "dev", "my dev", "id", "1"}));
+    EXPECT_EQ(SplitBatchLine("dev a#b"), (V{"dev", "a#b"}));
+    EXPECT_EQ(SplitBatchLine("''"), V{""});
+    EXPECT_THROW(SplitBatchLine("plane add dev 'eth0"), UsageError);
+    EXPECT_THROW(SplitBatchLine("\""), UsageError);
+}
+
 TEST(Values, Numbers) {
     EXPECT_EQ(ParseU32("0", "x"), 0u);
     EXPECT_EQ(ParseU32("4294967295", "x"), 4294967295u);

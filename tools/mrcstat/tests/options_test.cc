@@ -41,6 +41,8 @@ TEST(Options, CommandsAndFlagsInAnyOrder) {
     EXPECT_FALSE(P({"show", "--rto-events"}));
     EXPECT_EQ(P({"detach"})->cmd, Command::kDetach);
     EXPECT_EQ(P({"--help", "bogus"})->cmd, Command::kHelp);
+    EXPECT_EQ(P({"-V"})->cmd, Command::kVersion);
+    EXPECT_EQ(P({"--version"})->cmd, Command::kVersion);
 }
 
 TEST(Options, Errors) {
