@@ -4,7 +4,8 @@
 #
 #   make deps       install what the project needs (Debian 12), fetch the guest kernel
 #   make            build mrc.ko, BPF objects, C++ tools and tests, selftests, VM image
-#   make check      build + ctest + VM selftests + rig self-check (the CI command)
+#   make check      build + ctest + packages + VM selftests on 6.1 and 6.12 + rig
+#                   self-check (the CI command)
 #   make demo       boot the VM and show what works today
 #   make vm-test T=NAME        run one selftest of the mrc collection in the VM
 #   make vm-run CMD='...'      run a command in the VM with mrc.ko loaded
@@ -16,18 +17,29 @@
 #                   unit (PREFIX=/usr/local, DESTDIR=, KVER= of the headers)
 #   make debs       mrc-dkms, mrc-tools, libmrc-dev .debs under build/deb/
 #
+# KERNEL=6.1 (default) or KERNEL=6.12 picks the guest kernel of the matrix
+# that kmod, initramfs, vm-*, demo and install are for (build/kabi.mk or
+# build/kabi-6.12.mk, written by make deps); the userspace is the same.
+#
 # Everything built lands under build/ (git-ignored).
 
 TOP := $(abspath .)
 B := $(TOP)/build
 JOBS ?= 2
 
--include $(B)/kabi.mk
+KERNEL ?= 6.1
+ifeq ($(filter 6.1 6.12,$(KERNEL)),)
+$(error KERNEL=$(KERNEL): the kernels of the matrix are 6.1 and 6.12)
+endif
+KABI_MK := $(B)/kabi$(if $(filter-out 6.1,$(KERNEL)),-$(KERNEL)).mk
+-include $(KABI_MK)
+# The VM rig's scripts read the same file.
+export MRC_KABI_MK := $(KABI_MK)
 
 CMAKE_BUILD := $(B)/cmake
-KMOD_BUILD := $(B)/kmod
+KMOD_BUILD := $(B)/kmod$(SFX)
 KSFT_BUILD := $(B)/ksft
-INITRAMFS := $(B)/vm/initramfs.cpio.gz
+INITRAMFS := $(B)/vm/initramfs$(SFX).cpio.gz
 RIG_SELFCHECK ?= 1
 
 .PHONY: all deps kmod rigmod userspace selftests initramfs check ctest vm-selftests \
@@ -36,26 +48,26 @@ RIG_SELFCHECK ?= 1
 
 all: deps kmod rigmod userspace selftests initramfs
 
-deps $(B)/kabi.mk:
+deps $(KABI_MK):
 	@mkdir -p $(B)
 	bash scripts/deps.sh
 
 # Kbuild builds in the directory it is given, so build/kmod mirrors kmod/
 # with symlinks: the objects land under build/ and the sources (kmod/core/*.c
 # included) are the very files of the tree.
-kmod: $(B)/kabi.mk
+kmod: $(KABI_MK)
 	@mkdir -p $(KMOD_BUILD)
 	@find $(KMOD_BUILD) -xtype l -delete
 	@cp -rsf $(TOP)/kmod/. $(KMOD_BUILD)/
 	$(MAKE) -C $(KDIR) M=$(KMOD_BUILD) MRC_TOP=$(TOP) modules
 
 # Test-only canary module for the rig self-check (deliberate WARN).
-rigmod: $(B)/kabi.mk
-	@mkdir -p $(B)/rigmod
-	@cp -rsf $(TOP)/selftests/mrc/rig/. $(B)/rigmod/
-	$(MAKE) -s -C $(KDIR) M=$(B)/rigmod modules
+rigmod: $(KABI_MK)
+	@mkdir -p $(B)/rigmod$(SFX)
+	@cp -rsf $(TOP)/selftests/mrc/rig/. $(B)/rigmod$(SFX)/
+	$(MAKE) -s -C $(KDIR) M=$(B)/rigmod$(SFX) modules
 
-userspace: $(B)/kabi.mk
+userspace: $(KABI_MK)
 	@mkdir -p $(CMAKE_BUILD)
 	@test -f $(CMAKE_BUILD)/CMakeCache.txt || \
 		CC=clang CXX=clang++ cmake -S $(TOP) -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -63,7 +75,7 @@ userspace: $(B)/kabi.mk
 
 # The kselftest framework (lib.mk, runner, harness) comes from linux-source.
 KSFT_FW := $(KSRC)/tools/testing/selftests
-selftests: $(B)/kabi.mk
+selftests: $(KABI_MK)
 	@mkdir -p $(KSFT_BUILD)/mrc $(KSFT_BUILD)/mrc-build $(KSFT_BUILD)/kselftest
 	$(MAKE) -C selftests/mrc KSFT_FW=$(KSFT_FW) MRC_TOP=$(TOP) \
 		OUTPUT=$(KSFT_BUILD)/mrc-build INSTALL_PATH=$(KSFT_BUILD)/mrc install
@@ -74,7 +86,7 @@ selftests: $(B)/kabi.mk
 		| grep '^mrc:' >$(KSFT_BUILD)/kselftest-list.txt
 
 initramfs: $(INITRAMFS)
-$(INITRAMFS): scripts/vm/mkinitramfs.sh scripts/vm/guest-init.sh $(B)/kabi.mk
+$(INITRAMFS): scripts/vm/mkinitramfs.sh scripts/vm/guest-init.sh $(KABI_MK)
 	@mkdir -p $(dir $@)
 	bash scripts/vm/mkinitramfs.sh $@
 
@@ -106,7 +118,7 @@ check: all
 demo: all
 	bash scripts/demo.sh
 
-lint: $(B)/kabi.mk
+lint: $(KABI_MK)
 	bash scripts/lint.sh
 
 fuzz: userspace
@@ -136,7 +148,8 @@ debs: all
 	bash scripts/mkdebs.sh
 
 clean:
-	rm -rf $(CMAKE_BUILD) $(KMOD_BUILD) $(KSFT_BUILD) $(B)/rigmod $(B)/vm
+	rm -rf $(CMAKE_BUILD) $(B)/kmod $(B)/kmod-6.12 $(KSFT_BUILD) $(B)/rigmod $(B)/rigmod-6.12 \
+		$(B)/vm
 
 distclean:
 	rm -rf $(B)

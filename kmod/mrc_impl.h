@@ -129,6 +129,7 @@
 
 #include "core/mrc_engine.h"
 #include "mrc_cfg.h"
+#include "mrc_compat.h"
 
 #undef pr_fmt
 #define pr_fmt(fmt) "mrc: " fmt

@@ -78,7 +78,8 @@ void mrc_mem_setup_proto(struct proto *prot)
  */
 int mrc_mem_init_module(void)
 {
-	mrc_mem_sysctl = register_net_sysctl(&init_net, "net/mrc", mrc_mem_table);
+	mrc_mem_sysctl = mrc_register_net_sysctl(&init_net, "net/mrc", mrc_mem_table,
+						 ARRAY_SIZE(mrc_mem_table));
 	return mrc_mem_sysctl ? 0 : -ENOMEM;
 }
 

@@ -94,9 +94,8 @@ static int mrc_port_max = 65535;
  * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
  * fixed (EBUSY): the socket is bound to it and every peer sends to it.
  */
-/* Linux 6.11 makes @table const (the 6.12 port will adapt the prototype). */
-static int mrc_sysctl_udp_port(struct ctl_table *table, int write, void *buffer,
-			       size_t *lenp, loff_t *ppos)
+static int mrc_sysctl_udp_port(MRC_PROC_HANDLER_TABLE *table, int write,
+			       void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct mrc_net *mn = container_of((int *)table->data, struct mrc_net,
 					  udp_port);
@@ -138,20 +137,6 @@ static const struct ctl_table mrc_sysctl_template[] = {
 	{ }
 };
 
-/*
- * Since Linux 6.6 ("networking: Update to register_net_sysctl_sz"),
- * register_net_sysctl() is a macro taking ARRAY_SIZE() of its table (an
- * array, not our per-namespace copy) and register_net_sysctl_sz() takes
- * the size without the sentinel; before, the function counts up to the
- * sentinel. The macro's existence tells the two apart.
- */
-#ifdef register_net_sysctl
-#define mrc_register_net_sysctl(net, path, t) \
-	register_net_sysctl_sz(net, path, t, ARRAY_SIZE(mrc_sysctl_template) - 1)
-#else
-#define mrc_register_net_sysctl(net, path, t) register_net_sysctl(net, path, t)
-#endif
-
 static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 {
 	struct ctl_table *t;
@@ -163,7 +148,8 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 		return -ENOMEM;
 	t[0].data = &mn->progress_timeout_ms;
 	t[1].data = &mn->udp_port;
-	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t);
+	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
+					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {
 		kfree(t);
 		return -ENOMEM;

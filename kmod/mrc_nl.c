@@ -351,7 +351,7 @@ static int mrc_nl_check_cc(const struct nlattr *nest,
  *
  * Return: 0, or -EINVAL with the attribute and its range in @extack.
  */
-static int mrc_nl_check(const struct genl_ops *op, const struct nlmsghdr *nlh,
+static int mrc_nl_check(unsigned int maxattr, const struct nlmsghdr *nlh,
 			struct nlattr **tb, struct netlink_ext_ack *extack)
 {
 	const struct nlattr *nla;
@@ -361,7 +361,7 @@ static int mrc_nl_check(const struct genl_ops *op, const struct nlmsghdr *nlh,
 	 * A command without a policy (STATS_GET) got the core's reject-all
 	 * policy and a tb[] of 2 entries: nothing to check, nothing to read.
 	 */
-	if (!tb || op->maxattr != MRC_ATTR_MAX)
+	if (!tb || maxattr != MRC_ATTR_MAX)
 		return 0;
 	err = MRC_NL_CHECK(extack, tb[MRC_ATTR_PLANE_ID], &mrc_rng_plane_id,
 			   "plane-id out of range") ?:
@@ -400,11 +400,11 @@ static int mrc_nl_check(const struct genl_ops *op, const struct nlmsghdr *nlh,
  * Before every handler (the family's pre_doit). Refusals are counted like
  * the handlers' own.
  */
-static int mrc_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+static int mrc_nl_pre_doit(const MRC_GENL_PRE_OPS *ops, struct sk_buff *skb,
 			   struct genl_info *info)
 {
-	return mrc_nl_reject(info, mrc_nl_check(ops, info->nlhdr, info->attrs,
-						info->extack));
+	return mrc_nl_reject(info, mrc_nl_check(ops->maxattr, info->nlhdr,
+						info->attrs, info->extack));
 }
 
 /*
@@ -417,7 +417,8 @@ static int mrc_nl_dump_check(struct sk_buff *skb, struct netlink_callback *cb)
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	int err;
 
-	err = mrc_nl_check(&info->op, cb->nlh, info->attrs, cb->extack);
+	err = mrc_nl_check(info->op.maxattr, cb->nlh, mrc_genl_dump_attrs(info),
+			   cb->extack);
 	if (err)
 		mrc_cfg_reject(sock_net(skb->sk), err);
 	return err;
@@ -1476,7 +1477,7 @@ static struct mrc_sock *mrc_nl_conn_at(struct mrc_net *mn, long b, long pos)
 
 static int mrc_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr **attrs = mrc_genl_dump_attrs(genl_dumpit_info(cb));
 	struct net *net = sock_net(skb->sk);
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_nl_conn_snap *s;
@@ -1485,9 +1486,9 @@ static int mrc_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	u32 qpn_f = 0;
 	bool ok;
 
-	if (info->attrs && info->attrs[MRC_ATTR_CONN_QPN]) {
+	if (attrs && attrs[MRC_ATTR_CONN_QPN]) {
 		filter = true;
-		qpn_f = nla_get_u32(info->attrs[MRC_ATTR_CONN_QPN]);
+		qpn_f = nla_get_u32(attrs[MRC_ATTR_CONN_QPN]);
 	}
 	s = kvmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)

@@ -440,8 +440,8 @@ out:
 	return err;
 }
 
-static int mrc_accept(struct socket *sock, struct socket *newsock, int flags,
-		      bool kern)
+static int mrc_do_accept(struct socket *sock, struct socket *newsock, int flags,
+			 bool kern)
 {
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
@@ -480,6 +480,8 @@ out:
 	release_sock(sk);
 	return err;
 }
+
+MRC_DEFINE_ACCEPT(mrc_accept, mrc_do_accept)
 
 /* May this socket queue a message now? Connection lock held. */
 static int mrc_send_state(struct mrc_sock *ms)
@@ -1052,7 +1054,6 @@ static const struct proto_ops mrc_proto_ops = {
 	.sendmsg	= mrc_sendmsg,
 	.recvmsg	= mrc_recvmsg,
 	.mmap		= sock_no_mmap,
-	.sendpage	= sock_no_sendpage,
 };
 
 static void mrc_sk_destruct(struct sock *sk)

@@ -367,8 +367,8 @@ static int mrc_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
  * quoted IPv6 header, @udp_offset its UDP header; the ICMPv6 header is the
  * transport header. Softirq, RCU.
  */
-static void mrc_udp_err_rcv(struct sock *sk, struct sk_buff *skb,
-			    unsigned int udp_offset)
+static void mrc_udp_err_quote(struct sock *sk, struct sk_buff *skb,
+			      unsigned int udp_offset)
 {
 	const struct ipv6hdr *ip6 = (const struct ipv6hdr *)skb->data;
 	const struct icmp6hdr *icmp = icmp6_hdr(skb);
@@ -389,6 +389,8 @@ static void mrc_udp_err_rcv(struct sock *sk, struct sk_buff *skb,
 		return;
 	mrc_conn_icmp_err(sock_net(sk), &ip6->daddr, &pkt, err);
 }
+
+MRC_DEFINE_ENCAP_ERR_RCV(mrc_udp_err_rcv, mrc_udp_err_quote)
 
 /**
  * mrc_udp_get() - make sure the namespace's UDP socket exists
@@ -431,7 +433,7 @@ int mrc_udp_get(struct net *net)
 		goto out;
 	}
 	/* What setup_udp_tunnel_sock() does, without the module dependency. */
-	inet_sk(sk)->mc_loop = 0;
+	mrc_inet_clear_mc_loop(sk);
 	inet_inc_convert_csum(sk);
 	rcu_assign_sk_user_data(sk, mn);
 	udp_sk(sk)->encap_type = 1;

@@ -13,9 +13,11 @@
 #   5. the wire capture the VM run left (mrc_wire_capture.sh), decoded on
 #      the host by tshark with tools/wireshark/mrc.lua and judged by
 #      tools/wireshark/mrc_capture_check.py;
-#   6. the bench smoke: every make bench scenario once at a tiny size, its
+#   6. the same kselftest collection on the matrix's second kernel, Debian
+#      12's 6.12 (module built against its headers, its own VM image);
+#   7. the bench smoke: every make bench scenario once at a tiny size, its
 #      results.json validated against the documented schema (not the figures);
-#   7. the rig self-check: deliberately broken runs must each fail.
+#   8. the rig self-check: deliberately broken runs must each fail.
 # Ends with one line "N passed, N failed[, N skipped]"; exit status 1 if any
 # failed.
 set -uo pipefail
@@ -24,6 +26,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 rig_selfcheck=1
 [ "${1:-}" = --no-rig-selfcheck ] && rig_selfcheck=0
+# Every step but the 6.12 one is on 6.1, whatever KERNEL= make was given.
+export MRC_KABI_MK="$top/build/kabi.mk"
 
 pass=0 fail=0 skip=0
 failed_names=()
@@ -58,15 +62,22 @@ else
 	tally packages 0 1 0
 fi
 
+# vm_selftests NAME LOGNAME: the whole collection in the guest of
+# $MRC_KABI_MK, tallied from its KTAP.
+vm_selftests() {
+	local kp kf ks vmrc
+	bash scripts/vm/run.sh --name "$2" -- 'cd /mrc/build/ksft && ./run_kselftest.sh'
+	vmrc=$?
+	read -r kp kf ks < <(bash scripts/ktap-summary.sh "build/vm/logs/$2/console.log")
+	if ((vmrc != 0 && kf == 0)); then
+		# Every test said ok but the run itself failed (splat, panic, hang).
+		kf=1
+	fi
+	tally "$1" "$kp" "$kf" "$ks"
+}
+
 echo "== VM selftests"
-bash scripts/vm/run.sh --name selftests -- 'cd /mrc/build/ksft && ./run_kselftest.sh'
-vmrc=$?
-read -r kp kf ks < <(bash scripts/ktap-summary.sh build/vm/logs/selftests/console.log)
-if ((vmrc != 0 && kf == 0)); then
-	# Every test said ok but the run itself failed (splat, panic, hang).
-	kf=1
-fi
-tally "VM selftests" "$kp" "$kf" "$ks"
+vm_selftests "VM selftests" selftests
 
 echo "== wire capture"
 # mrc_wire_capture.sh (in the VM run above) left a capture of the fabric;
@@ -79,6 +90,14 @@ if [ -s "$cap" ] && [ -n "$sender" ] &&
 	tally "wire capture" 1 0 0
 else
 	tally "wire capture" 0 1 0
+fi
+
+echo "== VM selftests (6.12)"
+if make -s kmod initramfs KERNEL=6.12 >build/kmod-6.12.log 2>&1; then
+	MRC_KABI_MK="$top/build/kabi-6.12.mk" vm_selftests "VM selftests 6.12" selftests-6.12
+else
+	tail -n 30 build/kmod-6.12.log
+	tally "VM selftests 6.12" 0 1 0
 fi
 
 echo "== bench smoke"

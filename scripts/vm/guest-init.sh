@@ -40,8 +40,14 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose mrc /
 fi
 # Every other module (veth, sch_netem, ...) comes from the guest kernel tree
 # on the share, so kernel autoloading through /sbin/modprobe works too.
+mods=build/guest/root/lib/modules
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	mrcmods=*) mods=${arg#mrcmods=} ;;
+	esac
+done
 mkdir -p /lib/modules
-mount --bind /mrc/build/guest/root/lib/modules /lib/modules
+mount --bind "/mrc/$mods" /lib/modules
 echo /sbin/modprobe >/proc/sys/kernel/modprobe
 
 # Tests must see warnings on the console as they happen.

@@ -7,13 +7,15 @@
 # closure, and the kernel modules needed to mount the project over virtio-9p.
 # Every other module is loaded from the guest kernel tree on the share.
 #
-# Usage: mkinitramfs.sh OUTPUT.cpio.gz   (reads build/kabi.mk)
+# Usage: mkinitramfs.sh OUTPUT.cpio.gz   (reads $MRC_KABI_MK, default
+# build/kabi.mk: the kernel of the matrix the image is for)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
-kabi=$(sed -n 's/^KABI := //p' "$top/build/kabi.mk")
-groot=$(sed -n 's/^GUEST_ROOT := //p' "$top/build/kabi.mk")
+kabi_mk=${MRC_KABI_MK:-$top/build/kabi.mk}
+kabi=$(sed -n 's/^KABI := //p' "$kabi_mk")
+groot=$(sed -n 's/^GUEST_ROOT := //p' "$kabi_mk")
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot Debian's 6.1 kernel under QEMU (TCG) with the tools initramfs and the
+# Boot a Debian kernel of the matrix under QEMU (TCG): 6.1 (build/kabi.mk) or
+# the one MRC_KABI_MK names (build/kabi-6.12.mk; make sets it from KERNEL=),
+# with the tools initramfs and the
 # project tree shared over virtio-9p, load mrc.ko with insmod, run one command
 # inside the guest, and judge the run:
 #
@@ -31,14 +33,18 @@ while (($#)); do
 done
 cmd="$*"
 
-kabi=$(sed -n 's/^KABI := //p' "$top/build/kabi.mk")
-kernel="$top/build/guest/root/boot/vmlinuz-$kabi"
-initrd="$top/build/vm/initramfs.cpio.gz"
+kabi_mk=${MRC_KABI_MK:-$top/build/kabi.mk}
+kabi=$(sed -n 's/^KABI := //p' "$kabi_mk")
+groot=$(sed -n 's/^GUEST_ROOT := //p' "$kabi_mk")
+sfx=$(sed -n 's/^SFX := //p' "$kabi_mk")
+kernel="$groot/boot/vmlinuz-$kabi"
+initrd="$top/build/vm/initramfs$sfx.cpio.gz"
+ko=build/kmod$sfx/mrc.ko
 for f in "$kernel" "$initrd"; do
-	[ -r "$f" ] || { echo "vm: missing $f (run make)" >&2; exit 2; }
+	[ -r "$f" ] || { echo "vm: missing $f (run make${sfx:+ KERNEL=${sfx#-}})" >&2; exit 2; }
 done
-if ((module)) && [ ! -r "$top/build/kmod/mrc.ko" ]; then
-	echo "vm: missing build/kmod/mrc.ko (run make)" >&2
+if ((module)) && [ ! -r "$top/$ko" ]; then
+	echo "vm: missing $ko (run make${sfx:+ KERNEL=${sfx#-}})" >&2
 	exit 2
 fi
 
@@ -50,7 +56,7 @@ rel=${logdir#"$top"/}
 # The job the guest runs: module first, then the command, status out.
 {
 	echo '#!/bin/bash'
-	echo "export MRC_TOP=/mrc MRC_KO=/mrc/build/kmod/mrc.ko MRC_LOGDIR=/mrc/$rel"
+	echo "export MRC_TOP=/mrc MRC_KO=/mrc/$ko MRC_SFX=$sfx MRC_LOGDIR=/mrc/$rel"
 	echo 'export PATH=/mrc/build/bin:$PATH'
 	if ((module)); then
 		echo 'insmod "$MRC_KO" || { echo "MRC-GUEST: insmod mrc.ko failed"; exit 124; }'
@@ -65,7 +71,7 @@ job="$rel/job.sh"
 qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi,tb-size=256
 	-cpu max -m 1024 -smp 2 -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off mrcjob=$job"
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off mrcjob=$job mrcmods=${groot#"$top"/}/lib/modules"
 	-fsdev "local,id=mrcfs,path=$top,security_model=none,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=mrcfs,mount_tag=mrc"
 	-nic none)

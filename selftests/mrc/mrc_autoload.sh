@@ -3,7 +3,8 @@
 #
 # Nobody loads mrc.ko by hand (issue 15). Installed where modprobe looks
 # (the module DKMS built from the .deb on the host, build/pkg/mrc.ko, when
-# scripts/check_packages.sh ran before; else the build tree's), a first
+# scripts/check_packages.sh ran before and built it for this kernel; else
+# the build tree's), a first
 # socket(AF_MRC) loads it through its net-pf-12 alias and a first lookup of
 # the "mrc" generic netlink family (mrcctl) through its genl alias. An
 # mrcctl batch file (-b) configures planes, routes and profiles, and after
@@ -17,12 +18,12 @@ M=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
 [ -x "$M" ] || { log "mrcctl not built at $M (make userspace)"; exit $ksft_fail; }
 kver=$(uname -r)
 pkg=${MRC_TOP:-/mrc}/build/pkg/mrc.ko
-if [ -f "$pkg" ]; then
+if [ -f "$pkg" ] && [ "$(modinfo -F vermagic "$pkg" | cut -d' ' -f1)" = "$kver" ]; then
 	ko=$pkg
 	log "module under test: the one DKMS built from mrc-dkms ($pkg)"
 else
 	ko=$MRC_KO
-	log "module under test: $MRC_KO (no $pkg: scripts/check_packages.sh did not run)"
+	log "module under test: $MRC_KO (no $pkg for $kver: scripts/check_packages.sh builds it for 6.1)"
 fi
 dir=/lib/modules/$kver/updates/mrc-autoload-test
 tmp=$(mktemp -d)

@@ -10,7 +10,7 @@
 #   hang   never return
 case "${1:-}" in
 fail)	echo "# canary: failing on purpose"; exit 1 ;;
-warn)	insmod /mrc/build/rigmod/mrc_rig_canary.ko; exit 0 ;;
+warn)	insmod "/mrc/build/rigmod${MRC_SFX:-}/mrc_rig_canary.ko"; exit 0 ;;
 panic)	echo c >/proc/sysrq-trigger; sleep 30; exit 0 ;;
 hang)	while :; do sleep 60; done ;;
 *)	echo "usage: $0 fail|warn|panic|hang"; exit 2 ;;
