@@ -136,13 +136,18 @@ install: kmod userspace
 	$(MAKE) -C $(KDIR) M=$(KMOD_BUILD) MRC_TOP=$(TOP) INSTALL_MOD_DIR=updates \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KABI)
-	DESTDIR=$(DESTDIR) cmake --install $(CMAKE_BUILD) --prefix $(PREFIX)
+	@# The prefix is a configure-time input (pkg-config file, units, libdir).
+	cmake -S $(TOP) -B $(CMAKE_BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	cmake --build $(CMAKE_BUILD) -j$(JOBS)
+	DESTDIR=$(DESTDIR) cmake --install $(CMAKE_BUILD)
 	install -d $(DESTDIR)/etc/mrc
+	$(if $(DESTDIR),,ldconfig)
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KABI)/updates/mrc.ko
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KABI)
 	xargs -r rm -f <$(CMAKE_BUILD)/install_manifest.txt
+	$(if $(DESTDIR),,ldconfig)
 
 debs: all
 	bash scripts/mkdebs.sh

@@ -6,13 +6,15 @@
 # DKMS compile mrc.ko against the installed headers of the guest's kernel,
 # and check what landed: the module (version, autoload aliases, found by
 # modprobe through the alias index), the tools, man pages, completions,
-# header and pkg-config file, the systemd units. The module DKMS built is
+# headers, libmrc (linked dynamically and statically through pkg-config),
+# the Python package (imported), the systemd units. The module DKMS built is
 # left in build/pkg/mrc.ko for the guest's autoload test
 # (selftests/mrc/mrc_autoload.sh); the packages are purged afterwards and
 # the purge must take the module with it.
 #
 # Also "make install" staged under DESTDIR: the module and depmod's alias
-# index, the tools, pages, completions, header, pkg-config file, units.
+# index, the tools, pages, completions, headers, libmrc, pkg-config file,
+# the Python package, units.
 #
 # Prints "ok: ..." / "FAIL: ..." per check and ends with
 # "packages: N passed, N failed"; exit status 1 if any failed.
@@ -22,7 +24,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 eval "$(sed -n 's/^\([A-Z_]*\) := \(.*\)$/\1=\2/p' build/kabi.mk)"
 ver=$(sed -n 's/^#define MRC_MODULE_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/mrc_main.c)
-pkgs=(mrc-dkms mrc-tools libmrc-dev)
+pkgs=(mrc-dkms mrc-tools libmrc0 libmrc-dev python3-mrc)
 ko=/lib/modules/$KABI/updates/dkms/mrc.ko
 passed=0 failed=0
 
@@ -49,6 +51,7 @@ mkdir -p build/pkg
 purge
 
 stage=build/pkg/stage
+pyver=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 if make -s install DESTDIR="$top/$stage" >build/pkg/install.log 2>&1; then
 	check "make install DESTDIR=" true
 else
@@ -61,7 +64,9 @@ check "make install: depmod indexed its aliases" grep -q "^alias net-pf-12 mrc$"
 for f in usr/local/sbin/mrcctl usr/local/sbin/mrcstat usr/local/bin/mrcperf \
 	usr/local/share/man/man8/mrcctl.8 usr/local/share/man/man1/mrcperf.1 \
 	usr/local/share/bash-completion/completions/mrcctl usr/local/include/mrc/linux/mrc.h \
-	usr/local/share/pkgconfig/mrc.pc etc/systemd/system/mrc.service etc/udev/rules.d/60-mrc.rules; do
+	usr/local/include/mrc/libmrc.h usr/local/lib/libmrc.so.0 usr/local/lib/libmrc.a \
+	usr/local/lib/pkgconfig/mrc.pc "usr/local/lib/python$pyver/dist-packages/mrc/__init__.py" \
+	etc/systemd/system/mrc.service etc/udev/rules.d/60-mrc.rules; do
 	check "make install: /$f" test -f "$stage/$f"
 done
 check "make install: the unit runs the installed mrcctl" \
@@ -72,15 +77,16 @@ if ! bash scripts/mkdebs.sh >build/pkg/mkdebs.log 2>&1; then
 	check "the .debs build" false
 	finish
 fi
-check "the .debs build (${pkgs[*]})" test -f "build/deb/mrc-dkms_${ver}_all.deb" \
-	-a -f "build/deb/libmrc-dev_${ver}_all.deb" -a -f "build/deb/mrc-tools_${ver}_amd64.deb"
+debs=("build/deb/mrc-dkms_${ver}_all.deb" "build/deb/mrc-tools_${ver}_amd64.deb"
+	"build/deb/libmrc0_${ver}_amd64.deb" "build/deb/libmrc-dev_${ver}_amd64.deb"
+	"build/deb/python3-mrc_${ver}_all.deb")
+check "the .debs build (${pkgs[*]})" ls "${debs[@]}"
 trap purge EXIT
 
 # dpkg runs DKMS for the running kernel (whose headers this machine may not
 # have); the guest's kernel is the one with headers here, as on a user's host.
 export DEBIAN_FRONTEND=noninteractive
-check "the .debs install" dpkg -i "build/deb/mrc-dkms_${ver}_all.deb" \
-	"build/deb/mrc-tools_${ver}_amd64.deb" "build/deb/libmrc-dev_${ver}_all.deb"
+check "the .debs install" dpkg -i "${debs[@]}"
 dkms install "mrc/$ver" -k "$KABI" >build/pkg/dkms.log 2>&1 || tail -n 30 build/pkg/dkms.log
 status=$(dkms status -m mrc -v "$ver" -k "$KABI" 2>/dev/null)
 echo "dkms: $status"
@@ -113,19 +119,42 @@ for t in mrcstat mrcperf; do
 done
 cflags=$(pkg-config --cflags mrc 2>&1 | xargs)
 check "pkg-config --cflags mrc is -I/usr/include/mrc ($cflags)" test "$cflags" = "-I/usr/include/mrc"
+libs=$(pkg-config --libs mrc 2>&1 | xargs)
+check "pkg-config --libs mrc is -lmrc ($libs)" test "$libs" = "-lmrc"
 check "pkg-config --modversion mrc is $ver" test "$(pkg-config --modversion mrc)" = "$ver"
-cat >build/pkg/uses_header.c <<'C'
+check "libmrc.so.0 is known to the dynamic linker" grep -q "libmrc.so.0 " <<<"$(ldconfig -p)"
+cat >build/pkg/uses_libmrc.c <<'C'
+#include <libmrc.h>
 #include <linux/mrc.h>
-#include <sys/socket.h>
+#include <stdio.h>
+#include <string.h>
 int main(void)
 {
-	struct sockaddr_mrc sa = { .smrc_family = AF_MRC_DEFAULT };
-	return socket(sa.smrc_family, SOCK_SEQPACKET, 0) < -1;
+	struct sockaddr_mrc sa;
+	char text[MRC_ADDRSTRLEN];
+
+	if (mrc_addr_parse_family("10.0.0.2:7471", 0, AF_MRC_DEFAULT, &sa) ||
+	    mrc_addr_format(&sa, text, sizeof(text)))
+		return 1;
+	printf("%s %s\n", mrc_lib_version(), text);
+	return 0;
 }
 C
 # shellcheck disable=SC2046
-check "a program builds against <linux/mrc.h> with pkg-config" \
-	cc -Wall -Werror $(pkg-config --cflags mrc) -o build/pkg/uses_header build/pkg/uses_header.c
+check "a program builds and links against libmrc with pkg-config" \
+	cc -Wall -Werror $(pkg-config --cflags mrc) -o build/pkg/uses_libmrc \
+	build/pkg/uses_libmrc.c $(pkg-config --libs mrc)
+check "it runs against the installed libmrc.so.0" \
+	test "$(build/pkg/uses_libmrc)" = "$ver [::ffff:10.0.0.2]:7471"
+check "it links libmrc dynamically" grep -Eq "libmrc.so.0 => (/usr)?/lib/x86_64-linux-gnu/libmrc.so.0 " \
+	<<<"$(ldd build/pkg/uses_libmrc)"
+# shellcheck disable=SC2046
+check "and statically" cc -Wall -Werror $(pkg-config --cflags mrc) -o build/pkg/uses_libmrc_a \
+	build/pkg/uses_libmrc.c $(pkg-config --variable=libdir mrc)/libmrc.a
+# Debian's interpreter (what python3-mrc is for), not one earlier on PATH.
+py=$(cd / && /usr/bin/python3 -c 'import mrc; print(mrc.__file__, mrc.lib_version(), mrc.state_name(3))' 2>&1)
+check "python3 -c 'import mrc' finds the package and libmrc ($py)" \
+	test "$py" = "/usr/lib/python3/dist-packages/mrc/__init__.py $ver established"
 check "the header does not shadow linux-libc-dev" test ! -e /usr/include/linux/mrc.h
 check "systemd units are valid" systemd-analyze verify /lib/systemd/system/mrc.service \
 	/lib/systemd/system/mrc@.service
@@ -137,4 +166,6 @@ trap - EXIT
 check "purge removes the module" test ! -e "$ko"
 check "purge removes the DKMS tree" test ! -e "/usr/src/mrc-$ver"
 check "purge removes the tools" test ! -e /usr/sbin/mrcctl
+check "purge removes libmrc" test -z "$(ldconfig -p | grep libmrc.so.0)"
+check "purge removes the Python package" test ! -e /usr/lib/python3/dist-packages/mrc
 finish

@@ -39,6 +39,9 @@ packages=(
 	dpkg-dev debhelper dh-dkms dkms rsync
 	# documentation check (make lint)
 	python3-docutils
+	# the guest's Python (libmrc binding, ynl CLI) and the documented socat
+	# recipe (mrc_python.sh)
+	python3-minimal libpython3.11-stdlib socat
 	# wire: the capture test decodes with tshark and tools/wireshark/mrc.lua
 	tshark
 )
@@ -90,6 +93,18 @@ if [ ! -f "$src/.mrc-extracted" ]; then
 		linux-source-6.1/tools/testing/selftests/kselftest \
 		linux-source-6.1/tools/testing/selftests/run_kselftest.sh
 	touch "$src/.mrc-extracted"
+fi
+
+# The kernel's own ynl CLI (tools/net/ynl) from linux-source-6.12: the guest
+# drives the mrc family with it from our spec (mrc_ynl.sh).
+ynl="$build/src/ynl-6.12"
+if [ ! -f "$ynl/.mrc-extracted" ]; then
+	echo "deps: extracting tools/net/ynl from linux-source-6.12"
+	rm -rf "$ynl"
+	mkdir -p "$ynl"
+	tar -C "$ynl" --strip-components=4 -xf /usr/src/linux-source-6.12.tar.xz \
+		linux-source-6.12/tools/net/ynl/cli.py linux-source-6.12/tools/net/ynl/lib
+	touch "$ynl/.mrc-extracted"
 fi
 
 # Debian 12's 6.12: no metapackage in bookworm, so the newest ABI whose

@@ -14,7 +14,7 @@ ksrc=$(sed -n 's/^KSRC := //p' build/kabi.mk)
 bad=0
 
 mapfile -t kfiles < <(git ls-files -co --exclude-standard 'kmod/*.c' 'kmod/*.h' \
-	'selftests/mrc/rig/*.c' | sort)
+	'selftests/mrc/rig/*.c' 'lib/mrc/*.c' 'lib/mrc/*.h' | sort)
 for f in "${kfiles[@]}"; do
 	# kmod/mrc_compat.h is the one place where kernel versions are tested
 	# (an out-of-tree module built for 6.1 and 6.12): there, and only there,
@@ -24,6 +24,8 @@ for f in "${kfiles[@]}"; do
 	ignore=FILE_PATH_CHANGES
 	[ "$f" = kmod/mrc_compat.h ] &&
 		ignore+=,LINUX_VERSION_CODE,CONSTANT_COMPARISON,MACRO_WITH_FLOW_CONTROL
+	# libmrc is userspace C in kernel style: <stdint.h> types, not u32.
+	[ "${f#lib/}" != "$f" ] && ignore+=,PREFER_KERNEL_TYPES
 	if ! out=$(perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
 		--show-types --ignore "$ignore" -f "$f" 2>&1); then
 		echo "$out" | grep -v '^total:' | grep -v '^$'
@@ -34,10 +36,10 @@ if vers=$(git grep -l -e LINUX_VERSION_CODE -e KERNEL_VERSION -- kmod/ | grep -v
 	echo "lint: kernel version tests outside kmod/mrc_compat.h: $vers"
 	bad=1
 fi
-echo "lint: checkpatch --strict on ${#kfiles[@]} kernel files: $([ $bad = 0 ] && echo clean || echo NOT clean)"
+echo "lint: checkpatch --strict on ${#kfiles[@]} kernel-style C files: $([ $bad = 0 ] && echo clean || echo NOT clean)"
 
 mapfile -t cxx < <(git ls-files -co --exclude-standard 'tools/*.cc' 'tools/*.h' \
-	'tools/*.hpp' | sort)
+	'tools/*.hpp' 'lib/*.cc' | sort)
 fmt_bad=0
 for f in "${cxx[@]}"; do
 	clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || { echo "clang-format: $f"; fmt_bad=1; }

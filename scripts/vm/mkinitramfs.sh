@@ -37,7 +37,7 @@ real_tools=(
 	/usr/bin/kmod /usr/sbin/sysctl /usr/bin/xargs /usr/bin/find /usr/bin/mktemp
 	/usr/bin/od /usr/bin/cmp /usr/bin/diff /usr/bin/tee /usr/bin/nproc
 	/usr/bin/dmesg /usr/bin/pkill /usr/bin/pgrep /usr/bin/ps /usr/bin/kill
-	/usr/bin/jq /usr/sbin/nft /usr/bin/rdma
+	/usr/bin/jq /usr/sbin/nft /usr/bin/rdma /usr/bin/socat
 )
 
 copy_with_libs() {
@@ -67,6 +67,34 @@ extra_libs=(
 )
 for l in "${extra_libs[@]}"; do
 	copy_with_libs "$l"
+done
+
+# Python for the libmrc binding (python/mrc) and the kernel's ynl CLI: the
+# interpreter, the standard library without tests, GUI and build helpers, the
+# extension modules the tests can reach, and PyYAML (ynl reads the spec).
+copy_with_libs /usr/bin/python3.11
+ln -sf python3.11 "$stage/usr/bin/python3"
+pylib=/usr/lib/python3.11
+mkdir -p "$stage$pylib" "$stage/usr/lib/python3/dist-packages"
+tar -C "$pylib" --exclude=./test --exclude='__pycache__' --exclude=./idlelib \
+	--exclude=./tkinter --exclude=./ensurepip --exclude=./lib2to3 \
+	--exclude=./pydoc_data --exclude='./config-*' --exclude=./turtledemo \
+	--exclude=./lib-dynload --exclude=./site-packages --exclude=./dist-packages \
+	-cf - . | tar -C "$stage$pylib" -xf -
+mkdir -p "$stage$pylib/lib-dynload"
+for so in "$pylib"/lib-dynload/*.so; do
+	case "${so##*/}" in
+	_test* | _xx* | xx* | _ctypes_test* | _tkinter* | _sqlite3* | _dbm* | _gdbm* | \
+	_curses* | nis.* | ossaudiodev* | readline* | _ssl* | _hashlib* | _crypt*) continue ;;
+	esac
+	copy_with_libs "$so"
+done
+for d in yaml _yaml; do
+	cp -r /usr/lib/python3/dist-packages/$d "$stage/usr/lib/python3/dist-packages/"
+done
+find "$stage/usr/lib/python3" -name __pycache__ -prune -exec rm -rf {} +
+for so in "$stage"/usr/lib/python3/dist-packages/yaml/*.so; do
+	[ -e "$so" ] && copy_with_libs "${so#"$stage"}"
 done
 
 # busybox provides everything else (mount, poweroff, ps, ...); never let it

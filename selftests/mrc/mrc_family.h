@@ -1,25 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The AF_MRC number is a load-time module parameter: every test reads it from
- * sysfs instead of trusting the default.
+ * The AF_MRC number is a load-time module parameter: every test takes it
+ * from libmrc (lib/mrc), which reads it from sysfs instead of trusting the
+ * default, as applications do.
  */
 #ifndef MRC_SELFTEST_FAMILY_H
 #define MRC_SELFTEST_FAMILY_H
 
-#include <stdio.h>
 #include <linux/mrc.h>
-
-static inline int mrc_family(void)
-{
-	FILE *f = fopen(MRC_FAMILY_SYSFS, "r");
-	int fam = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &fam) != 1)
-		fam = -1;
-	fclose(f);
-	return fam;
-}
+#include <libmrc.h>
 
 #endif

@@ -213,15 +213,13 @@ static double now_s(void)
 static void write_info(int fd, const char *path)
 {
 	struct mrc_info mi;
-	socklen_t len = sizeof(mi);
 	char tmp[4096];
 	unsigned int i;
 	FILE *f;
 
 	if (!path)
 		return;
-	memset(&mi, 0, sizeof(mi));
-	if (getsockopt(fd, SOL_MRC, MRC_INFO, &mi, &len))
+	if (mrc_get_info(fd, &mi))
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
@@ -265,12 +263,10 @@ static void usage(void)
 /* Wait (up to 30 s) until all @sent messages are acknowledged. */
 static int wait_acked(int fd, unsigned long sent, struct mrc_info *mi)
 {
-	socklen_t len;
 	int i;
 
 	for (i = 0; i < 30000; i++) {
-		len = sizeof(*mi);
-		if (getsockopt(fd, SOL_MRC, MRC_INFO, mi, &len)) {
+		if (mrc_get_info(fd, mi)) {
 			perror("getsockopt MRC_INFO");
 			return -1;
 		}
@@ -336,7 +332,7 @@ int main(int argc, char **argv)
 	unsigned char *tx, *rx;
 	struct sha256 hs, hr;
 	struct sockaddr_mrc sa;
-	int listen_mode = 0, port = 0, fam, fd, lfd, c, rcvbuf = 0;
+	int listen_mode = 0, port = 0, fd, lfd, c, rcvbuf = 0;
 	bool have = false;
 	char hex[65];
 	double t0, dt;
@@ -382,25 +378,24 @@ int main(int argc, char **argv)
 	}
 	if (!port || (!listen_mode && !addr) || !max || max > MRC_MSG_MAX)
 		usage();
-	fam = mrc_family();
-	if (fam < 0) {
-		fprintf(stderr, "mrc.ko not loaded\n");
-		return 1;
+	/* libmrc: the family, the endpoint text and the SOL_MRC options. */
+	if (mrc_addr_parse(listen_mode ? "" : addr, port, &sa)) {
+		if (errno == EAFNOSUPPORT) {
+			fprintf(stderr, "mrc.ko not loaded\n");
+			return 1;
+		}
+		usage();
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.smrc_family = fam;
-	sa.smrc_port = htons(port);
-	fd = socket(fam, SOCK_SEQPACKET, 0);
+	fd = mrc_socket(0);
 	if (fd < 0) {
 		perror("socket");
 		return 1;
 	}
-	if (set_mask &&
-	    setsockopt(fd, SOL_MRC, MRC_PLANE_MASK, &plane_mask, sizeof(plane_mask))) {
+	if (set_mask && mrc_set_plane_mask(fd, plane_mask)) {
 		perror("MRC_PLANE_MASK");
 		return 1;
 	}
-	if (set_prof && setsockopt(fd, SOL_MRC, MRC_PROFILE, &prof, sizeof(prof))) {
+	if (set_prof && mrc_set_profiles(fd, prof.cc_profile, prof.ev_profile)) {
 		perror("MRC_PROFILE");
 		return 1;
 	}
@@ -430,8 +425,6 @@ int main(int argc, char **argv)
 		}
 		close(lfd);
 	} else {
-		if (inet_pton(AF_INET6, addr, sa.smrc_addr) != 1)
-			usage();
 		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 			perror("connect");
 			return 1;
@@ -439,10 +432,9 @@ int main(int argc, char **argv)
 	}
 	if (qfile) {
 		struct mrc_info mi;
-		socklen_t len = sizeof(mi);
 		FILE *f = fopen(qfile, "w");
 
-		if (!f || getsockopt(fd, SOL_MRC, MRC_INFO, &mi, &len)) {
+		if (!f || mrc_get_info(fd, &mi)) {
 			perror("MRC_INFO");
 			return 1;
 		}

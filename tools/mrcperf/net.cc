@@ -1,6 +1,7 @@
 #include "net.h"
 
 #include <arpa/inet.h>
+#include <libmrc.h>
 #include <linux/mptcp.h>
 #include <linux/mrc.h>
 #include <netinet/in.h>
@@ -14,7 +15,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -64,11 +64,12 @@ void Fd::reset(int fd) {
 }
 
 int MrcFamily() {
-    std::ifstream f(MRC_FAMILY_SYSFS);
-    int fam = 0;
-    if (!f || !(f >> fam) || fam <= 0)
+    // libmrc reads the module parameter and, when the module is not loaded
+    // yet, lets a first socket() autoload it through its net-pf alias.
+    int fam = mrc_family();
+    if (fam <= 0)
         throw Error("AF_MRC is not available: mrc.ko is not loaded (no " MRC_FAMILY_SYSFS
-                    "); load it with insmod mrc.ko",
+                    ") and could not be autoloaded; modprobe mrc or insmod mrc.ko",
                     kExitNoMrc);
     return fam;
 }
@@ -96,24 +97,17 @@ Endpoint MakeEndpoint(Transport t, const std::string& addr, uint16_t port) {
 }
 
 std::string EndpointText(Transport t, const Endpoint& ep) {
-    const uint8_t* a;
-    uint16_t port;
     if (t == Transport::kMrc) {
         sockaddr_mrc sa;
         std::memcpy(&sa, &ep.ss, sizeof(sa));
-        static_assert(sizeof(sa.smrc_addr) == 16);
-        static thread_local uint8_t buf[16];
-        std::memcpy(buf, sa.smrc_addr, 16);
-        a = buf;
-        port = ntohs(sa.smrc_port);
-    } else {
-        const auto* sa = reinterpret_cast<const sockaddr_in6*>(&ep.ss);
-        a = sa->sin6_addr.s6_addr;
-        port = ntohs(sa->sin6_port);
+        char txt[MRC_ADDRSTRLEN] = "?";
+        mrc_addr_format(&sa, txt, sizeof(txt));
+        return txt;
     }
+    const auto* sa = reinterpret_cast<const sockaddr_in6*>(&ep.ss);
     char txt[INET6_ADDRSTRLEN] = "?";
-    inet_ntop(AF_INET6, a, txt, sizeof(txt));
-    return "[" + std::string(txt) + "]:" + std::to_string(port);
+    inet_ntop(AF_INET6, sa->sin6_addr.s6_addr, txt, sizeof(txt));
+    return "[" + std::string(txt) + "]:" + std::to_string(ntohs(sa->sin6_port));
 }
 
 Fd OpenSocket(Transport t) {
@@ -182,17 +176,13 @@ uint16_t LocalPort(Transport t, const Fd& fd) {
 }
 
 void ApplyMrcOptions(const MrcSockOpts& o, const Fd& fd) {
-    auto set = [&](int opt, const void* v, socklen_t len, const char* name) {
-        if (::setsockopt(fd.get(), SOL_MRC, opt, v, len) < 0) ThrowErrno(name, errno);
-    };
-    if (o.ev_set_size) set(MRC_EV_SET_SIZE, &*o.ev_set_size, sizeof(uint32_t), "MRC_EV_SET_SIZE");
-    if (o.plane_mask) set(MRC_PLANE_MASK, &*o.plane_mask, sizeof(uint32_t), "MRC_PLANE_MASK");
-    if (o.cc_profile || o.ev_profile) {
-        mrc_profile_opt p{};
-        p.cc_profile = o.cc_profile.value_or(0);
-        p.ev_profile = o.ev_profile.value_or(0);
-        set(MRC_PROFILE, &p, sizeof(p), "MRC_PROFILE");
-    }
+    if (o.ev_set_size && mrc_set_ev_set_size(fd.get(), *o.ev_set_size) < 0)
+        ThrowErrno("MRC_EV_SET_SIZE", errno);
+    if (o.plane_mask && mrc_set_plane_mask(fd.get(), *o.plane_mask) < 0)
+        ThrowErrno("MRC_PLANE_MASK", errno);
+    if ((o.cc_profile || o.ev_profile) &&
+        mrc_set_profiles(fd.get(), o.cc_profile.value_or(0), o.ev_profile.value_or(0)) < 0)
+        ThrowErrno("MRC_PROFILE", errno);
 }
 
 Fd Connect(Transport t, const Endpoint& peer, const Endpoint* local, double timeout_s,
@@ -363,11 +353,10 @@ void MsgConn::WriteInfo(JsonWriter& w) const {
             w.Field("mptcp_info_errno", std::string(std::strerror(errno)));
         }
     } else {
-        mrc_info mi{};
-        socklen_t len = sizeof(mi);
-        mi.mi_size = sizeof(mi);
-        if (::getsockopt(fd_.get(), SOL_MRC, MRC_INFO, &mi, &len) == 0) {
+        mrc_info mi;
+        if (mrc_get_info(fd_.get(), &mi) == 0) {
             w.Field("state", mi.mi_state);
+            w.Field("state_name", std::string(mrc_state_name(mi.mi_state)));
             w.Field("srtt_us", static_cast<double>(mi.mi_srtt_ns) / 1000.0);
             w.Field("retransmits", static_cast<uint64_t>(mi.mi_retransmits));
             w.Field("timeouts", static_cast<uint64_t>(mi.mi_timeouts));
