@@ -131,7 +131,7 @@ setup() {
 	fi
 	for t in tcp mptcp mrc; do
 		[ $t = mrc ] && ((!mrc_ok)) && continue
-		inB "$perf" server -t "$t" -p "${port[$t]}" -q --json \
+		inB "$perf" server --transport "$t" -p "${port[$t]}" -q --json \
 			>>"$raw/server-$t.jsonl" 2>>"$raw/server-$t.err" &
 		servers+=($!)
 	done
@@ -150,14 +150,14 @@ plane_bytes() { inA bash -c 'for p in 0 1 2 3; do cat /sys/class/net/pl$p/statis
 target() {
 	local a
 	case $1 in
-	tcp) echo "-t tcp -c ${FAB_ADDR[hB,0]} -p ${port[tcp]}" ;;
+	tcp) echo "--tcp -c ${FAB_ADDR[hB,0]} -p ${port[tcp]}" ;;
 	tcpx4)
 		a="${FAB_ADDR[hB,0]},${FAB_ADDR[hB,1]},${FAB_ADDR[hB,2]},${FAB_ADDR[hB,3]}"
-		echo "-t tcp -c $a --per-plane -p ${port[tcp]}"
+		echo "--tcp -c $a --per-plane -p ${port[tcp]}"
 		;;
-	mptcp) echo "-t mptcp -c ${FAB_ADDR[hB,0]} -p ${port[mptcp]}" ;;
-	mrc) echo "-t mrc -c ${FAB_HADDR[hB]} -p ${port[mrc]}" ;;
-	mrc-ip) echo "-t mrc -c ${FAB_ADDR[hB,0]} -p ${port[mrc]}" ;;
+	mptcp) echo "--mptcp -c ${FAB_ADDR[hB,0]} -p ${port[mptcp]}" ;;
+	mrc) echo "--mrc -c ${FAB_HADDR[hB]} -p ${port[mrc]}" ;;
+	mrc-ip) echo "--mrc -c ${FAB_ADDR[hB,0]} -p ${port[mrc]}" ;;
 	esac
 }
 
@@ -194,8 +194,8 @@ lat_cols=(tcp mptcp mrc-ip mrc)
 bulk() { # bulk NAME: every bulk column, repeated, warm-up omitted
 	local c
 	for c in "${bulk_cols[@]}"; do
-		run "$1" "$c" bulk -d "$((dur + omit))" "${omit_args[@]}" --repeat "$repeat" \
-			-s 64k -w 64
+		run "$1" "$c" bulk -t "$((dur + omit))" "${omit_args[@]}" --repeat "$repeat" \
+			-l 64k --window 64
 	done
 }
 
@@ -217,7 +217,7 @@ series() {
 			echo "up_done $(now_ms)" >>"$raw/$name-$c.events"
 		) &
 		evp=$!
-		run "$name" "$c" bulk -d "$series" -s 16k -w 64 --ack-every 4 -i 200
+		run "$name" "$c" bulk -t "$series" -l 16k --window 64 --ack-every 4 -i 0.2
 		wait "$evp"
 		sleep 1
 	done
@@ -245,7 +245,7 @@ t0=$(now_ms)
 setup 1500 || exit 1
 # Does AF_MRC take the mrcctl route? Without it every mrc cell fails.
 if ((mrc_ok)) && [ -z "${why[mrc]:-}" ]; then
-	inA timeout 30 "$perf" pingpong $(target mrc) -n 20 -q --json --connect-timeout 5 \
+	inA timeout 30 "$perf" pingpong $(target mrc) -k 20 -q --json --connect-timeout 5 \
 		>"$raw/probe-mrc.json" 2>&1 ||
 		why[mrc]="AF_MRC pingpong over the mrcctl route failed: $(tail -n 1 "$raw/probe-mrc.json" | tr '"' "'" | cut -c1-150)"
 fi
@@ -259,9 +259,9 @@ telemetry="not measured: mrcstat not built"
 if [ -n "${why[mrc]:-}" ]; then
 	telemetry="not measured: AF_MRC did not run"
 elif [ -x "$mrcstat" ]; then
-	run telemetry-detached mrc bulk -d "$dur" -s 64k -w 64 --repeat "$repeat"
+	run telemetry-detached mrc bulk -t "$dur" -l 64k --window 64 --repeat "$repeat"
 	if "$mrcstat" attach >"$raw/mrcstat-attach.log" 2>&1; then
-		run telemetry-attached mrc bulk -d "$dur" -s 64k -w 64 --repeat "$repeat"
+		run telemetry-attached mrc bulk -t "$dur" -l 64k --window 64 --repeat "$repeat"
 		"$mrcstat" show -j >"$raw/mrcstat-show.json" 2>&1
 		"$mrcstat" detach >>"$raw/mrcstat-attach.log" 2>&1
 		telemetry=measured
@@ -271,9 +271,9 @@ elif [ -x "$mrcstat" ]; then
 fi
 
 # ---- latency, unshaped: 64 B pingpong and rpc, every column.
-for c in "${lat_cols[@]}"; do run pingpong "$c" pingpong -n "$pings" -s 64 --repeat "$repeat"; done
+for c in "${lat_cols[@]}"; do run pingpong "$c" pingpong -k "$pings" -l 64 --repeat "$repeat"; done
 for c in "${lat_cols[@]}"; do
-	run rpc "$c" rpc -d "$rpc_dur" --req-size 256 --resp-size 4096 --concurrency 8 \
+	run rpc "$c" rpc -t "$rpc_dur" --req-size 256 --resp-size 4096 --concurrency 8 \
 		--repeat "$repeat"
 done
 
@@ -286,11 +286,11 @@ for c in "${lat_cols[@]}"; do
 	bc=$c
 	[ "$c" = mrc-ip ] && continue
 	# shellcheck disable=SC2046
-	inA timeout 600 "$perf" bulk $(target "$bc") -d "$((rpc_dur + 2))" -s 64k -w 64 -q --json \
+	inA timeout 600 "$perf" bulk $(target "$bc") -t "$((rpc_dur + 2))" -l 64k --window 64 -q --json \
 		--label loaded-bulk >"$raw/loaded-bulk-$c.json" 2>&1 &
 	lp=$!
 	sleep 1
-	run loaded "$c" pingpong -d "$rpc_dur" -s 64
+	run loaded "$c" pingpong -t "$rpc_dur" -l 64
 	wait "$lp"
 done
 

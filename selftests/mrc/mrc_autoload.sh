@@ -102,7 +102,7 @@ run "$M" -b "$tmp/bad.conf"
 expect_eq "a failing line stops the batch: exit code" 1 "$rc"
 expect_eq "the message names file and line" \
 	"mrcctl: $tmp/bad.conf:2: plane add: File exists: mrc: plane id already exists" "$err"
-expect_eq "the lines before it ran" "plane 0 dev mrcd0 ifindex $(cat /sys/class/net/mrcd0/ifindex) addr 2001:db8:a::1 up oper up" "$out"
+expect_eq "the lines before it ran" "id 0 dev mrcd0 addr 2001:db8:a::1 up # ifindex $(cat /sys/class/net/mrcd0/ifindex) oper up" "$out"
 check "the lines after it did not" test "$("$M" -j profile show id 4 2>/dev/null)" = ""
 run "$M" -force -b "$tmp/bad.conf"
 expect_eq "-force: exit code of the first error" 1 "$rc"

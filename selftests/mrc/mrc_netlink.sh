@@ -58,8 +58,9 @@ expect_eq "plane add id 1 by ifindex, down" 0 "$rc"
 P0="{\"id\":0,\"ifindex\":$if0,\"dev\":\"pl0\",\"addr\":\"2001:db8::1\",\"admin\":\"up\",\"oper\":\"down\"}"
 P1="{\"id\":1,\"ifindex\":$if1,\"dev\":\"pl1\",\"addr\":\"2001:db8:1::1\",\"admin\":\"down\",\"oper\":\"down\"}"
 expect_eq "plane show -j" "[$P0,$P1]" "$("$M" -n nlA -j plane show)"
+# Text: the words "plane add" takes, then the kernel's own state as a comment.
 expect_eq "plane show id 1 (text)" \
-	"plane 1 dev pl1 ifindex $if1 addr 2001:db8:1::1 down oper down" \
+	"id 1 dev pl1 addr 2001:db8:1::1 down # ifindex $if1 oper down" \
 	"$("$M" -n nlA plane show id 1)"
 
 ip -n nlA link set pl1 up
@@ -198,6 +199,11 @@ check "initial namespace has none of it" \
 # --- monitor --------------------------------------------------------------
 ip netns exec nlA "$M" -j monitor >"$tmp/mon" 2>&1 &
 mon_pid=$!
+# The same events filtered by object and stamped with their time (-t).
+ip netns exec nlA "$M" -t monitor plane >"$tmp/mon-plane" 2>&1 &
+monp_pid=$!
+ip netns exec nlA "$M" -j -t monitor route >"$tmp/mon-route" 2>&1 &
+monr_pid=$!
 sleep 2
 "$M" -n nlA plane add id 6 dev pl1 addr 2001:db8:6::1
 "$M" -n nlA route add fc00:e::/64
@@ -205,10 +211,22 @@ sleep 2
 ip -n nlA link del pl1
 "$M" -n nlA route del fc00:e::/64
 sleep 2
-kill -INT "$mon_pid"
+kill -INT "$mon_pid" "$monp_pid" "$monr_pid"
 wait "$mon_pid"
 expect_eq "monitor exits 0 on SIGINT" 0 "$?"
+wait "$monp_pid" "$monr_pid"
 mon_pid=
+log "monitor plane saw: $(tr '\n' ' ' <"$tmp/mon-plane")"
+log "monitor route saw: $(tr '\n' ' ' <"$tmp/mon-route")"
+expect_eq "monitor plane: every plane event of the full monitor" \
+	"$(grep -c '"event":"plane-' "$tmp/mon")" "$(wc -l <"$tmp/mon-plane")"
+expect_eq "monitor plane: each stamped [UTC time] and a plane event" 0 \
+	"$(grep -Evc '^\[20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]{6}Z\] \[plane-' \
+		"$tmp/mon-plane")"
+expect_eq "monitor route: every route event, nothing else" \
+	"$(grep -c '"event":"route-' "$tmp/mon")" "$(wc -l <"$tmp/mon-route")"
+expect_eq "monitor route -j -t: a leading time member" 0 \
+	"$(grep -Evc '^\{"time":"20[0-9-]{8}T[0-9:.]{15}Z","event":"route-' "$tmp/mon-route")"
 log "monitor saw: $(tr '\n' ' ' <"$tmp/mon")"
 expect_eq "monitor: plane-add event" \
 	"{\"event\":\"plane-add\",\"plane\":{\"id\":6,\"ifindex\":$if1,\"dev\":\"pl1\",\"addr\":\"2001:db8:6::1\",\"admin\":\"up\",\"oper\":\"up\"}}" \
@@ -223,6 +241,38 @@ expect_eq "monitor: nothing from nlB" 1 "$(count '"plane-add"' <"$tmp/mon")"
 expect_eq "detached plane still listed" \
 	'{"id":6,"ifindex":0,"addr":"2001:db8:6::1","admin":"up","oper":"down"}' \
 	"$("$M" -n nlA -j plane show id 6 | sed 's/^\[//; s/\]$//')"
+
+# --- save, flush, restore; pretty JSON ----------------------------------------
+"$M" -n nlB profile add id 2 ev-count 200 ev-active 10 cc-algo fixed gamma 700
+"$M" -n nlB profile set id 0 max-md 400
+before_p=$("$M" -n nlB -j plane show)
+before_r=$("$M" -n nlB -j route show)
+before_f=$("$M" -n nlB -j profile show)
+"$M" -n nlB save >"$tmp/nlB.conf"
+log "save: $(tr '\n' '|' <"$tmp/nlB.conf")"
+check "save writes plane add lines" grep -q '^plane add id 0 dev q0 addr 2001:db8:b::1 up # ' \
+	"$tmp/nlB.conf"
+check "save writes profile set for profile 0" grep -q '^profile set id 0 .* max-md 400 ' \
+	"$tmp/nlB.conf"
+for o in route plane profile; do
+	run "$M" -n nlB "$o" flush
+	expect_eq "$o flush" 0 "$rc"
+done
+expect_eq "plane flush left none" "[]" "$("$M" -n nlB -j plane show)"
+expect_eq "route flush left none" "[]" "$("$M" -n nlB -j route show)"
+expect_eq "profile flush keeps only profile 0" 1 "$("$M" -n nlB -j profile show | count '"id"')"
+expect_eq "flush in nlB left nlA alone" "[$P0]" "$("$M" -n nlA -j plane show id 0)"
+run "$M" -n nlB profile set id 0 max-md 500
+run "$M" -n nlB -b "$tmp/nlB.conf"
+expect_eq "the saved file restores: exit code ($err)" 0 "$rc"
+expect_eq "planes restored" "$before_p" "$("$M" -n nlB -j plane show)"
+expect_eq "routes restored" "$before_r" "$("$M" -n nlB -j route show)"
+expect_eq "profiles restored" "$before_f" "$("$M" -n nlB -j profile show)"
+pretty=$("$M" -n nlB -p profile show)
+check "-p prints indented JSON" test "$(wc -l <<<"$pretty")" -gt 10
+expect_eq "-p is the same document as -j" "$before_f" "$(jq -c . <<<"$pretty")"
+run "$M" -n nlB r s
+expect_eq "abbreviations: r s is route show" "$("$M" -n nlB route show)" "$out"
 
 # --- namespaces deleted with configuration present --------------------------
 before=$("$M" -n nlA -j plane show)

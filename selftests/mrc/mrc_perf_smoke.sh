@@ -30,10 +30,10 @@ positive() { awk -v x="$1" 'BEGIN { exit !(x + 0 > 0) }'; }
 smoke() {
 	local t=$1 mode=$2 port=$3 name="$1-$2" rc src spid
 	shift 3
-	ip netns exec mrcp-b "$perf" server -t "$t" -p "$port" --once --json -q \
+	ip netns exec mrcp-b "$perf" server --transport "$t" -p "$port" --once --json -q \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
-	ip netns exec mrcp-a timeout 60 "$perf" "$mode" -t "$t" -c fd00:6d72:9::2 -p "$port" \
+	ip netns exec mrcp-a timeout 60 "$perf" "$mode" --transport "$t" -c fd00:6d72:9::2 -p "$port" \
 		--json -q "$@" >"$out/$name.cli" 2>"$out/$name.cli.err"
 	rc=$?
 	wait "$spid"
@@ -82,14 +82,14 @@ else
 fi
 port=7400
 for t in $transports; do
-	smoke "$t" bulk $port -d 2 -s 16k -w 16 -i 500
-	smoke "$t" pingpong $((port + 1)) -d 2
+	smoke "$t" bulk $port -t 2 -l 16k --window 16 -i 0.5
+	smoke "$t" pingpong $((port + 1)) -t 2
 	port=$((port + 2))
 done
 
 # mrcperf tells apart a missing module (exit 3) when there is none.
 if ! mrc_loaded; then
-	"$perf" bulk -t mrc -c ::1 -n 1 -q >/dev/null 2>&1
+	"$perf" bulk --mrc -c ::1 -k 1 -q >/dev/null 2>&1
 	expect_eq "AF_MRC unavailable: exit 3" 3 $?
 fi
 

@@ -216,6 +216,14 @@ check "linkfail: netlink path-change events report assumed_bad EVs" eval \
 check "netlink conn-up/conn-down events for the connection" eval \
 	"grep -q '^{\"event\":\"conn-up\",\"qpn\":$q,' '$out/nlmon' &&
 	 grep -q '^{\"event\":\"conn-down\",\"qpn\":$q,' '$out/nlmon'"
+# Namespaces are shown by their ip netns names, not inode numbers.
+check "the snapshot names the client's namespace" grep -q '"netns_name":"mrct-a","qpn"' \
+	"$out/clean.snap"
+check "and the server's" grep -q '"netns_name":"mrct-b","qpn"' "$out/clean.snap"
+check "the text view too" eval '"$S" show -c 1 --no-color | grep -q "^conn netns mrct-a qpn"'
+# Under ip netns exec the pins are hidden (a fresh /sys): said as such.
+run_rc 4 "ip netns exec mounts a fresh /sys" "mrcstat under ip netns exec" \
+	ip netns exec mrct-a "$S" -j
 mrc_cleanup
 
 # --- detach -------------------------------------------------------------

@@ -89,6 +89,13 @@ void JsonWriter::BeforeValue() {
     if (l.object) throw std::logic_error("json: a value without a key in an object");
     if (!l.empty) Put(',');
     l.empty = false;
+    Indent(stack_.size());
+}
+
+void JsonWriter::Indent(size_t depth) {
+    if (!pretty_) return;
+    Put('\n');
+    for (size_t i = 0; i < depth; i++) Put("  ");
 }
 
 void JsonWriter::AfterValue() {
@@ -99,7 +106,9 @@ void JsonWriter::Close(bool object) {
     if (stack_.empty() || stack_.back().object != object)
         throw std::logic_error(object ? "json: } without its {" : "json: ] without its [");
     if (after_key_) throw std::logic_error("json: a key without a value");
+    const bool empty = stack_.back().empty;
     stack_.pop_back();
+    if (!empty) Indent(stack_.size());
     Put(object ? '}' : ']');
     AfterValue();
 }
@@ -135,8 +144,9 @@ JsonWriter& JsonWriter::Key(std::string_view k) {
     Level& l = stack_.back();
     if (!l.empty) Put(',');
     l.empty = false;
+    Indent(stack_.size());
     Put(JsonQuote(k));
-    Put(':');
+    Put(pretty_ ? ": " : ":");
     after_key_ = true;
     return *this;
 }

@@ -92,6 +92,13 @@ class JsonWriter {
         return Value(v);
     }
 
+    // Pretty-printed (like jq, "-p" of the tools): each member and element
+    // on its own line, indented by two spaces per level. Set before writing.
+    JsonWriter& Pretty(bool on = true) {
+        pretty_ = on;
+        return *this;
+    }
+
     // One complete top-level value written, every bracket closed.
     bool Complete() const { return done_ && stack_.empty(); }
     // The document so far (in-memory writer only).
@@ -107,6 +114,7 @@ class JsonWriter {
     void AfterValue();
     void Close(bool object);
     void Put(std::string_view s);
+    void Indent(size_t depth);
     void Put(char c) { Put(std::string_view(&c, 1)); }
 
     std::string out_;
@@ -114,6 +122,7 @@ class JsonWriter {
     std::vector<Level> stack_;    // one per open object / array
     bool after_key_ = false;      // a key waits for its value
     bool done_ = false;           // the top-level value is complete
+    bool pretty_ = false;         // newlines and indentation
 };
 
 }  // namespace mrc

@@ -12,30 +12,36 @@ namespace mrcctl {
 namespace {
 
 constexpr std::string_view kUsage =
-    "Usage: mrcctl [-j] [-n NETNS] OBJECT COMMAND [ARGS]\n"
+    "Usage: mrcctl [-j | -p] [-n NETNS] OBJECT COMMAND [ARGS]\n"
     "       mrcctl [-j] [-n NETNS] [-force] -b FILE\n"
     "  mrcctl plane add id ID (dev NAME | ifindex N) addr ADDR [up | down]\n"
     "  mrcctl plane set id ID [up | down] [dev NAME | ifindex N] [addr ADDR]\n"
     "  mrcctl plane del id ID\n"
     "  mrcctl plane show [id ID]\n"
+    "  mrcctl plane flush\n"
     "  mrcctl route { add | replace } PREFIX [encap { none | srh | usid }]\n"
     "                 [plane ID [segs SID[,SID]... | usid ADDR]]...\n"
     "  mrcctl route del PREFIX\n"
     "  mrcctl route show [PREFIX]\n"
     "  mrcctl route get ADDR\n"
+    "  mrcctl route flush\n"
     "  mrcctl profile { add | set } id ID [ev-count N] [ev-active N] [ev-min-active N]\n"
     "                 [cc-algo { nscc | fixed }] [target-delay PM] [gamma PM]\n"
     "                 [max-md PM] [max-wnd PM] [init-wnd PM]\n"
     "  mrcctl profile del id ID\n"
     "  mrcctl profile show [id ID]\n"
+    "  mrcctl profile flush\n"
     "  mrcctl conn show [qpn QPN]\n"
     "  mrcctl path show [qpn QPN]\n"
     "  mrcctl stats\n"
-    "  mrcctl monitor\n"
-    "  mrcctl help\n"
-    "Options: -j, --json  JSON output;  -n, --netns NETNS  act in a named namespace;\n"
+    "  mrcctl save                      (the configuration as a -b batch file)\n"
+    "  mrcctl [-t] monitor [all | plane | route | conn]\n"
+    "  mrcctl help [OBJECT]            (or: mrcctl OBJECT help)\n"
+    "Options: -j, --json  JSON output;  -p, --pretty  indented JSON;  -t, --timestamp\n"
+    "  monitor: time of each event;  -n, --netns NETNS  act in a named namespace;\n"
     "  -b, --batch FILE  one command per line (\"-\": standard input), stop at the first\n"
     "  error unless -force;  -V, --version  print the version\n"
+    "Keywords may be abbreviated as in ip(8): \"mrcctl r s\" is \"mrcctl route show\".\n"
     "Exit: 0 ok, 1 rejected by the kernel, 2 usage error, 3 mrc.ko not loaded\n";
 
 constexpr std::array<std::string_view, 3> kEncapNames = {"none", "srh", "usid"};
@@ -188,16 +194,82 @@ void ParseProfile(Args& a, Command& c) {
         throw UsageError("profile set: nothing to change");
 }
 
-Verb ParseVerb(Args& a, Object obj) {
+// iproute2's matches(): an argument abbreviates every keyword it is a prefix
+// of, and the first keyword of a list in its order wins ("mrcctl r s" is
+// route show, as "ip r s" is).
+bool Matches(std::string_view arg, std::string_view word) {
+    return !arg.empty() && word.substr(0, arg.size()) == arg;
+}
+
+struct VerbName {
+    std::string_view name;
+    Verb verb;
+    bool route_only;
+    bool not_route;
+};
+
+// Order decides abbreviations: "s" is show (not set), "d" del, "r" replace.
+constexpr std::array<VerbName, 10> kVerbs = {{
+    {"show", Verb::kShow, false, false},
+    {"list", Verb::kShow, false, false},
+    {"add", Verb::kAdd, false, false},
+    {"del", Verb::kDel, false, false},
+    {"delete", Verb::kDel, false, false},
+    {"set", Verb::kSet, false, true},
+    {"get", Verb::kGet, true, false},
+    {"replace", Verb::kAdd, true, false},
+    {"help", Verb::kNone, false, false},
+    {"flush", Verb::kFlush, false, false},
+}};
+
+std::string ObjectWord(Object o);
+
+// The verb after an object; "help" turns the command into that object's help.
+Verb ParseVerb(Args& a, Command& c) {
     if (a.Done()) return Verb::kShow;  // "mrcctl plane" lists, like ip
     const std::string& w = a.Next();
-    if (w == "add") return Verb::kAdd;
-    if (w == "del" || w == "delete") return Verb::kDel;
-    if (w == "show" || w == "list" || w == "ls") return Verb::kShow;
-    if (w == "set" && obj != Object::kRoute) return Verb::kSet;
-    if (w == "get" && obj == Object::kRoute) return Verb::kGet;
-    if (w == "replace" && obj == Object::kRoute) return Verb::kAdd;
+    const bool route = c.object == Object::kRoute;
+    if (w == "ls") return Verb::kShow;
+    for (const VerbName& v : kVerbs) {
+        if ((v.route_only && !route) || (v.not_route && route) || !Matches(w, v.name)) continue;
+        if (v.name == "replace") c.route.replace = true;
+        if (v.name == "help") {
+            c.help_topic = ObjectWord(c.object);
+            c.object = Object::kHelp;
+        }
+        return v.verb;
+    }
     Unknown("command", w);
+}
+
+struct ObjectName {
+    std::string_view name;
+    Object object;
+};
+
+// Order decides abbreviations: "r" route, "p" plane, "pr" profile, "pa" path.
+constexpr std::array<ObjectName, 9> kObjects = {{
+    {"route", Object::kRoute},
+    {"plane", Object::kPlane},
+    {"profile", Object::kProfile},
+    {"path", Object::kPath},
+    {"conn", Object::kConn},
+    {"stats", Object::kStats},
+    {"save", Object::kSave},
+    {"monitor", Object::kMonitor},
+    {"help", Object::kHelp},
+}};
+
+std::optional<Object> ObjectFromWord(std::string_view w) {
+    for (const ObjectName& o : kObjects)
+        if (Matches(w, o.name)) return o.object;
+    return std::nullopt;
+}
+
+std::string ObjectWord(Object o) {
+    for (const ObjectName& n : kObjects)
+        if (n.object == o) return std::string(n.name);
+    return {};
 }
 
 }  // namespace
@@ -290,6 +362,31 @@ std::string_view PathStateName(uint8_t state) {
 
 std::string_view UsageText() { return kUsage; }
 
+std::string UsageText(std::string_view topic) {
+    if (topic.empty()) return std::string(kUsage);
+    // The object's lines of the full usage (with their continuation lines),
+    // then the options.
+    std::string out =
+        "Usage: mrcctl [-j | -p] [-n NETNS] " + std::string(topic) + " COMMAND [ARGS]\n";
+    const std::string head = "  mrcctl " + std::string(topic);
+    std::string_view u = kUsage;
+    bool in = false;
+    while (!u.empty()) {
+        size_t nl = u.find('\n');
+        std::string_view line = u.substr(0, nl + 1);
+        u.remove_prefix(line.size());
+        if (line.substr(0, 9) == "  mrcctl ")
+            in = line.substr(0, head.size()) == head &&
+                 (line.size() == head.size() || line[head.size()] == ' ' ||
+                  line[head.size()] == '\n');
+        else if (line.substr(0, 4) != "    ")
+            in = false;
+        if (in) out += line;
+    }
+    out += "Keywords may be abbreviated as in ip(8): \"mrcctl r s\" is \"mrcctl route show\".\n";
+    return out;
+}
+
 std::vector<std::string> SplitBatchLine(std::string_view line) {
     std::vector<std::string> words;
     size_t i = 0;
@@ -340,6 +437,8 @@ std::string CommandName(const Command& cmd) {
             return "conn show";
         case Object::kPath:
             return "path show";
+        case Object::kSave:
+            return "save";
     }
     switch (cmd.verb) {
         case Verb::kAdd:
@@ -350,6 +449,8 @@ std::string CommandName(const Command& cmd) {
             return obj + " set";
         case Verb::kGet:
             return obj + " get";
+        case Verb::kFlush:
+            return obj + " flush";
         case Verb::kShow:
         case Verb::kNone:
             break;
@@ -365,6 +466,10 @@ Command Parse(const std::vector<std::string>& argv) {
         const std::string& o = a.Next();
         if (o == "-j" || o == "--json" || o == "-json") {
             c.json = true;
+        } else if (o == "-p" || o == "--pretty" || o == "-pretty") {
+            c.json = c.pretty = true;
+        } else if (o == "-t" || o == "--timestamp" || o == "-timestamp") {
+            c.timestamp = true;
         } else if (o == "-n" || o == "--netns" || o == "-netns") {
             c.netns = a.Value(o);
             if (c.netns.empty() || c.netns.find('/') != std::string::npos)
@@ -393,37 +498,83 @@ Command Parse(const std::vector<std::string>& argv) {
     if (c.force) throw UsageError("-force applies to -b FILE only");
     if (a.Done()) throw UsageError("no object given");
     const std::string& obj = a.Next();
-    if (obj == "help") {
-        c.object = Object::kHelp;
-    } else if (obj == "plane") {
-        c.object = Object::kPlane;
-        c.verb = ParseVerb(a, c.object);
-        ParsePlane(a, c);
-    } else if (obj == "route") {
-        c.object = Object::kRoute;
-        if (!a.Done() && a.Peek() == "replace") c.route.replace = true;
-        c.verb = ParseVerb(a, c.object);
-        ParseRoute(a, c);
-    } else if (obj == "profile") {
-        c.object = Object::kProfile;
-        c.verb = ParseVerb(a, c.object);
-        ParseProfile(a, c);
-    } else if (obj == "stats") {
-        c.object = Object::kStats;
-        if (!a.Done() && a.Peek() == "show") a.Next();
-    } else if (obj == "monitor") {
-        c.object = Object::kMonitor;
-    } else if (obj == "conn" || obj == "path") {
-        c.object = obj == "conn" ? Object::kConn : Object::kPath;
-        c.verb = Verb::kShow;
-        if (!a.Done() && a.Peek() == "show") a.Next();
-        while (!a.Done()) {
-            const std::string& w = a.Next();
-            if (w != "qpn") Unknown("argument", w);
-            SetOnce(c.qpn, ParseU32(a.Value(w), "qpn"), w);
-        }
-    } else {
-        Unknown("object", obj);
+    std::optional<Object> o = ObjectFromWord(obj);
+    if (!o) Unknown("object", obj);
+    c.object = *o;
+    switch (c.object) {
+        case Object::kHelp:
+            // "mrcctl help [OBJECT]"
+            if (!a.Done()) {
+                std::optional<Object> t = ObjectFromWord(a.Peek());
+                if (!t || *t == Object::kHelp) Unknown("object", a.Peek());
+                a.Next();
+                c.help_topic = ObjectWord(*t);
+            }
+            break;
+        case Object::kPlane:
+            c.verb = ParseVerb(a, c);
+            if (c.object != Object::kHelp && c.verb != Verb::kFlush) ParsePlane(a, c);
+            break;
+        case Object::kRoute:
+            c.verb = ParseVerb(a, c);
+            if (c.object != Object::kHelp && c.verb != Verb::kFlush) ParseRoute(a, c);
+            break;
+        case Object::kProfile:
+            c.verb = ParseVerb(a, c);
+            if (c.object != Object::kHelp && c.verb != Verb::kFlush) ParseProfile(a, c);
+            break;
+        case Object::kStats:
+            if (!a.Done() && Matches(a.Peek(), "show"))
+                a.Next();
+            else if (!a.Done() && Matches(a.Peek(), "help")) {
+                a.Next();
+                c.help_topic = ObjectWord(c.object);
+                c.object = Object::kHelp;
+            }
+            break;
+        case Object::kMonitor:
+            if (!a.Done() && Matches(a.Peek(), "help")) {
+                a.Next();
+                c.help_topic = ObjectWord(c.object);
+                c.object = Object::kHelp;
+            } else if (!a.Done() && Matches(a.Peek(), "all")) {
+                a.Next();
+            } else if (!a.Done()) {
+                // "monitor plane|route|conn" (path: conn's path-change too)
+                std::optional<Object> t = ObjectFromWord(a.Peek());
+                if (!t || (*t != Object::kPlane && *t != Object::kRoute && *t != Object::kConn &&
+                           *t != Object::kPath))
+                    Unknown("monitor object", a.Peek());
+                a.Next();
+                c.monitor_only = *t == Object::kPath ? Object::kConn : *t;
+            }
+            break;
+        case Object::kSave:
+            if (!a.Done() && Matches(a.Peek(), "help")) {
+                a.Next();
+                c.help_topic = ObjectWord(c.object);
+                c.object = Object::kHelp;
+            }
+            break;
+        case Object::kConn:
+        case Object::kPath:
+            c.verb = Verb::kShow;
+            if (!a.Done() && Matches(a.Peek(), "help")) {
+                a.Next();
+                c.help_topic = ObjectWord(c.object);
+                c.object = Object::kHelp;
+                break;
+            }
+            if (!a.Done() && Matches(a.Peek(), "show")) a.Next();
+            while (!a.Done()) {
+                const std::string& w = a.Next();
+                if (!Matches(w, "qpn")) Unknown("argument", w);
+                SetOnce(c.qpn, ParseU32(a.Value(w), "qpn"), w);
+            }
+            break;
+        case Object::kVersion:
+        case Object::kBatch:
+            break;
     }
     if (!a.Done()) Unknown("argument", a.Peek());
     return c;

@@ -38,9 +38,11 @@ enum class Object {
     kStats,
     kMonitor,
     kConn,
-    kPath
+    kPath,
+    kSave
 };
-enum class Verb { kNone, kAdd, kDel, kSet, kShow, kGet };
+// Appended only: kAdd..kShow index the per-object command tables.
+enum class Verb { kNone, kAdd, kDel, kSet, kShow, kGet, kFlush };
 
 struct PlaneArgs {
     std::optional<uint32_t> id;
@@ -79,6 +81,8 @@ struct ProfileArgs {
 
 struct Command {
     bool json = false;
+    bool pretty = false;     // -p: indented JSON (implies -j)
+    bool timestamp = false;  // -t: monitor prefixes each event with its time
     std::string netns;
     Object object = Object::kHelp;
     Verb verb = Verb::kNone;
@@ -88,6 +92,9 @@ struct Command {
     std::optional<uint32_t> qpn;  // conn/path show: only this local QPN
     std::string batch;            // -b FILE ("-": standard input)
     bool force = false;           // -force: a batch goes on after an error
+    std::string help_topic;       // help OBJECT / OBJECT help: that object only
+    // monitor OBJECT: only plane, route or conn (conn-*, path-change) events.
+    std::optional<Object> monitor_only;
 };
 
 // Parses argv[1..]; throws UsageError.
@@ -122,5 +129,7 @@ std::string_view PathStateName(uint8_t state);
 
 // The usage text printed by "mrcctl help" and on usage errors.
 std::string_view UsageText();
+// The usage of one object ("route"), or all of it for "".
+std::string UsageText(std::string_view topic);
 
 }  // namespace mrcctl

@@ -9,9 +9,12 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -454,6 +457,10 @@ void PutProfileArgs(nl::Request& req, const ProfileArgs& p) {
     }
 }
 
+// -p of the command being run: indented JSON for show and stats (monitor
+// keeps one event per line).
+bool g_pretty = false;
+
 // Show commands: collect, then print text lines or one JSON array.
 template <typename T, typename Decode, typename Text, typename Json>
 void Show(nl::Client& cl, const nl::Request& req, bool json, Decode decode, Text text,
@@ -462,6 +469,7 @@ void Show(nl::Client& cl, const nl::Request& req, bool json, Decode decode, Text
     cl.Run(req, [&](nlmsghdr* nlh) { objs.push_back(decode(nlh)); });
     if (json) {
         JsonWriter j(std::cout);
+        j.Pretty(g_pretty);
         j.BeginArray();
         for (const auto& o : objs) to_json(j, o);
         j.EndArray();
@@ -496,7 +504,7 @@ const char* EventName(uint8_t cmd) {
     }
 }
 
-void PrintEvent(nlmsghdr* nlh, bool json) {
+void PrintEvent(std::ostream& os, nlmsghdr* nlh, bool json) {
     auto* gh = static_cast<genlmsghdr*>(nlmsg_data(nlh));
     const char* name = EventName(gh->cmd);
     bool is_plane = gh->cmd == MRC_CMD_PLANE_ADD_NTF || gh->cmd == MRC_CMD_PLANE_DEL_NTF ||
@@ -508,23 +516,23 @@ void PrintEvent(nlmsghdr* nlh, bool json) {
         DecodeConnPart(nlh, conns);
         Conn c = conns.empty() ? Conn{} : conns.front();
         if (json) {
-            JsonWriter j(std::cout);
+            JsonWriter j(os);
             JsonConnEvent(j, name, c);
-            std::cout << '\n';
+            os << '\n';
         } else {
-            PrintConnEvent(std::cout, name, c);
+            PrintConnEvent(os, name, c);
         }
     } else if (!name) {
         // A newer kernel's event: say so rather than dropping it silently.
         if (json) {
-            JsonWriter j(std::cout);
+            JsonWriter j(os);
             j.BeginObject().Field("event", "unknown").Field("cmd", unsigned(gh->cmd)).EndObject();
-            std::cout << '\n';
+            os << '\n';
         } else {
-            std::cout << "[unknown event " << unsigned(gh->cmd) << "]\n";
+            os << "[unknown event " << unsigned(gh->cmd) << "]\n";
         }
     } else if (json) {
-        JsonWriter j(std::cout);
+        JsonWriter j(os);
         j.BeginObject().Key("event").String(name);
         if (is_plane) {
             j.Key("plane");
@@ -534,26 +542,153 @@ void PrintEvent(nlmsghdr* nlh, bool json) {
             JsonRoute(j, DecodeRoute(nlh));
         }
         j.EndObject();
-        std::cout << '\n';
+        os << '\n';
     } else {
-        std::cout << '[' << name << "] ";
+        os << '[' << name << "] ";
         if (is_plane)
-            PrintPlane(std::cout, DecodePlane(nlh));
+            PrintPlane(os, DecodePlane(nlh));
         else
-            PrintRoute(std::cout, DecodeRoute(nlh));
+            PrintRoute(os, DecodeRoute(nlh));
+    }
+    os.flush();
+}
+
+// Which "monitor OBJECT" an event belongs to.
+Object EventObject(uint8_t cmd) {
+    switch (cmd) {
+        case MRC_CMD_PLANE_ADD_NTF:
+        case MRC_CMD_PLANE_DEL_NTF:
+        case MRC_CMD_PLANE_CHANGE_NTF:
+            return Object::kPlane;
+        case MRC_CMD_ROUTE_ADD_NTF:
+        case MRC_CMD_ROUTE_DEL_NTF:
+        case MRC_CMD_ROUTE_CHANGE_NTF:
+            return Object::kRoute;
+        default:
+            return Object::kConn;  // conn-up, conn-down, path-change, newer ones
+    }
+}
+
+// "2026-11-25T14:30:01.123456Z": UTC, so that logs of several hosts compare.
+std::string Timestamp() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    tm t{};
+    gmtime_r(&ts.tv_sec, &t);
+    char buf[64];
+    size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &t);
+    std::snprintf(buf + n, sizeof(buf) - n, ".%06ldZ", ts.tv_nsec / 1000);
+    return buf;
+}
+
+// One event as monitor prints it: filtered by OBJECT, with -t its time (a
+// "[TIME] " prefix, or a leading "time" member in JSON).
+void MonitorEvent(const Command& c, nlmsghdr* nlh) {
+    auto* gh = static_cast<genlmsghdr*>(nlmsg_data(nlh));
+    if (c.monitor_only && EventObject(gh->cmd) != *c.monitor_only) return;
+    std::ostringstream ev;
+    PrintEvent(ev, nlh, c.json);
+    std::string line = ev.str();
+    if (c.timestamp && !line.empty()) {
+        if (c.json)
+            line = "{\"time\":\"" + Timestamp() + "\"," + line.substr(1);
+        else
+            line = "[" + Timestamp() + "] " + line;
+    }
+    std::cout << line;
+    std::cout.flush();
+}
+
+// "OBJECT flush": every object of a dump deleted, one request each (the
+// family has no bulk delete). Profile 0 is the namespace default and stays.
+void Flush(nl::Client& cl, int fam, Object o) {
+    switch (o) {
+        case Object::kPlane: {
+            std::vector<Plane> v;
+            cl.Run(nl::Request(fam, MRC_CMD_PLANE_GET, true),
+                   [&](nlmsghdr* nlh) { v.push_back(DecodePlane(nlh)); });
+            for (const Plane& p : v) {
+                nl::Request r(fam, MRC_CMD_PLANE_DEL, false);
+                r.PutU32(MRC_ATTR_PLANE_ID, p.id, "id");
+                cl.Run(r, nullptr);
+            }
+            break;
+        }
+        case Object::kRoute: {
+            std::vector<Route> v;
+            cl.Run(nl::Request(fam, MRC_CMD_ROUTE_GET, true),
+                   [&](nlmsghdr* nlh) { v.push_back(DecodeRoute(nlh)); });
+            for (const Route& rt : v) {
+                RouteArgs a;
+                a.has_prefix = true;
+                a.dst = rt.dst;
+                a.len = rt.len;
+                nl::Request r(fam, MRC_CMD_ROUTE_DEL, false);
+                PutRouteArgs(r, a);
+                cl.Run(r, nullptr);
+            }
+            break;
+        }
+        case Object::kProfile: {
+            std::vector<Profile> v;
+            cl.Run(nl::Request(fam, MRC_CMD_PROFILE_GET, true),
+                   [&](nlmsghdr* nlh) { v.push_back(DecodeProfile(nlh)); });
+            for (const Profile& p : v) {
+                if (p.id == 0) continue;
+                nl::Request r(fam, MRC_CMD_PROFILE_DEL, false);
+                r.PutU32(MRC_ATTR_PROFILE_ID, p.id, "id");
+                cl.Run(r, nullptr);
+            }
+            break;
+        }
+        default:
+            break;
+    }
+}
+
+// "mrcctl save": the namespace's configuration as a batch file that
+// "mrcctl -b" applies to a namespace without one (planes first: profiles
+// and routes name them; profile 0 always exists, so it is "set").
+void Save(nl::Client& cl, int fam) {
+    std::vector<Plane> planes;
+    std::vector<Profile> profiles;
+    std::vector<Route> routes;
+    cl.Run(nl::Request(fam, MRC_CMD_PLANE_GET, true),
+           [&](nlmsghdr* nlh) { planes.push_back(DecodePlane(nlh)); });
+    cl.Run(nl::Request(fam, MRC_CMD_PROFILE_GET, true),
+           [&](nlmsghdr* nlh) { profiles.push_back(DecodeProfile(nlh)); });
+    cl.Run(nl::Request(fam, MRC_CMD_ROUTE_GET, true),
+           [&](nlmsghdr* nlh) { routes.push_back(DecodeRoute(nlh)); });
+    std::cout << "# mrcctl save (mrcctl " MRC_VERSION "): restore with mrcctl -b FILE\n";
+    for (const Plane& p : planes) {
+        std::cout << "plane add ";
+        PrintPlane(std::cout, p);
+    }
+    for (const Profile& p : profiles) {
+        std::cout << (p.id == 0 ? "profile set " : "profile add ");
+        PrintProfile(std::cout, p);
+    }
+    for (const Route& r : routes) {
+        std::cout << "route add ";
+        PrintRoute(std::cout, r);
     }
     std::cout.flush();
 }
 
 int Execute(const Command& c) {
     if (c.object == Object::kHelp) {
-        std::cout << UsageText();
+        std::cout << UsageText(c.help_topic);
         return kExitOk;
     }
     if (!c.netns.empty()) EnterNetns(c.netns);
     nl::Client cl;
     const int fam = cl.family();
     const bool show = c.verb == Verb::kShow;
+    g_pretty = c.pretty;
+    if (c.verb == Verb::kFlush) {
+        Flush(cl, fam, c.object);
+        return kExitOk;
+    }
 
     switch (c.object) {
         case Object::kPlane: {
@@ -600,6 +735,7 @@ int Execute(const Command& c) {
             cl.Run(req, [&](nlmsghdr* nlh) { st = DecodeStats(nlh); });
             if (c.json) {
                 JsonWriter j(std::cout);
+                j.Pretty(g_pretty);
                 JsonStats(j, st);
                 std::cout << '\n';
             } else {
@@ -616,6 +752,7 @@ int Execute(const Command& c) {
             const bool paths = c.object == Object::kPath;
             if (c.json) {
                 JsonWriter j(std::cout);
+                j.Pretty(g_pretty);
                 j.BeginArray();
                 for (const auto& o : conns) JsonConn(j, o, paths);
                 j.EndArray();
@@ -635,7 +772,7 @@ int Execute(const Command& c) {
             sa.sa_handler = OnSignal;  // no SA_RESTART: poll() returns EINTR
             sigaction(SIGINT, &sa, nullptr);
             sigaction(SIGTERM, &sa, nullptr);
-            cl.Monitor([&](nlmsghdr* nlh) { PrintEvent(nlh, c.json); }, &g_stop,
+            cl.Monitor([&](nlmsghdr* nlh) { MonitorEvent(c, nlh); }, &g_stop,
                        [&] {
                            // Like "ip monitor": report the gap, keep listening.
                            if (c.json) {
@@ -649,6 +786,9 @@ int Execute(const Command& c) {
                        });
             break;
         }
+        case Object::kSave:
+            Save(cl, fam);
+            break;
         case Object::kHelp:
         case Object::kVersion:
         case Object::kBatch:
@@ -735,6 +875,7 @@ int RunBatch(const Command& opts) {
             if (cmd.object == Object::kMonitor)
                 throw UsageError("monitor does not end; it has no place in a batch");
             cmd.json = cmd.json || opts.json;
+            cmd.pretty = cmd.pretty || opts.pretty;
             if (cmd.netns.empty()) cmd.netns = opts.netns;
             r = RunOne(cmd, where);
             if (!cmd.netns.empty() && setns(home.get(), CLONE_NEWNET)) {

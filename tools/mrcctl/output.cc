@@ -20,10 +20,16 @@ std::string Segs(const std::vector<in6_addr>& segs) {
 
 }  // namespace
 
+// The words "plane add" takes, then what only the kernel sets as a batch
+// comment: "mrcctl save" is these lines after "plane add ".
 void PrintPlane(std::ostream& os, const Plane& p) {
-    os << "plane " << p.id << " dev " << (p.dev.empty() ? "(none)" : p.dev) << " ifindex "
-       << p.ifindex << " addr " << AddrToString(p.addr) << (p.admin_up ? " up" : " down")
-       << " oper " << (p.oper_up ? "up" : "down") << '\n';
+    os << "id " << p.id;
+    if (p.dev.empty())
+        os << " ifindex " << p.ifindex;
+    else
+        os << " dev " << p.dev;
+    os << " addr " << AddrToString(p.addr) << (p.admin_up ? " up" : " down") << " # ifindex "
+       << p.ifindex << " oper " << (p.oper_up ? "up" : "down") << '\n';
 }
 
 // The same words "route add" takes, so a line can be fed back.
@@ -37,8 +43,9 @@ void PrintRoute(std::ostream& os, const Route& r) {
     os << '\n';
 }
 
+// The words "profile add" (or "set") takes.
 void PrintProfile(std::ostream& os, const Profile& p) {
-    os << "profile " << p.id << " ev-count " << p.ev_count << " ev-active " << p.ev_active
+    os << "id " << p.id << " ev-count " << p.ev_count << " ev-active " << p.ev_active
        << " ev-min-active " << p.ev_min_active << " cc-algo " << CcAlgoName(p.cc_algo)
        << " target-delay " << p.target_delay << " gamma " << p.gamma << " max-md " << p.max_md
        << " max-wnd " << p.max_wnd << " init-wnd " << p.init_wnd << '\n';

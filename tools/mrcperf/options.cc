@@ -14,28 +14,30 @@ constexpr std::string_view kUsage =
     "Usage: mrcperf server [OPTIONS]\n"
     "       mrcperf bulk|pingpong|rpc --peer ADDR[,ADDR...] [OPTIONS]\n"
     "       mrcperf json FILE [PATH...]\n"
+    "Letters are iperf3's where iperf3 has the option.\n"
     "Transports (same on both ends):\n"
-    "  -t, --transport mrc|tcp|mptcp   AF_MRC SOCK_SEQPACKET, TCP, or MPTCP (default tcp)\n"
+    "      --mrc | --tcp | -m, --mptcp   AF_MRC SOCK_SEQPACKET, TCP (default), MPTCP\n"
+    "      --transport mrc|tcp|mptcp     the same, by name\n"
     "Addresses:\n"
     "  -c, --peer ADDR[,...]  server address(es); connection i uses the (i mod n)th\n"
     "  -B, --bind ADDR[,...]  local address(es) (default any), same rule\n"
     "  -p, --port N           TCP/MPTCP port or MRC service id (default 7471)\n"
     "Test:\n"
-    "  -d, --time DUR         run time: 10, 2.5s, 500ms (default 10s)\n"
-    "  -n, --count N          messages (bulk) or round trips (pingpong, rpc), per connection\n"
-    "  -s, --size BYTES       message size: bulk (default 64k), pingpong (default 64)\n"
-    "  -w, --window N         bulk: messages in flight, unacknowledged (default 32)\n"
+    "  -t, --time DUR         run time: 10, 2.5s, 500ms (default 10s)\n"
+    "  -k, --blockcount N     messages (bulk) or round trips (pingpong, rpc), per connection\n"
+    "  -l, --length BYTES     message size: bulk (default 64k), pingpong (default 64)\n"
+    "      --window N         bulk: messages in flight, unacknowledged (default 32)\n"
     "      --ack-every N      bulk: receiver acknowledges every N messages (default window/4)\n"
     "  -b, --bitrate RATE     bulk: limit each connection's sender to RATE bit/s (k/M/G)\n"
     "      --req-size BYTES   rpc request size (default 256)\n"
     "      --resp-size BYTES  rpc response size (default 4096)\n"
     "      --concurrency N    rpc: requests in flight per connection (default 8)\n"
-    "  -R, --reverse          bulk: the server sends, the client receives (iperf3 -R)\n"
+    "  -R, --reverse          bulk: the server sends, the client receives\n"
     "  -P, --parallel N       N connections at once (default 1), figures summed\n"
     "      --per-plane        one connection per --peer address (-P = their number)\n"
     "  -O, --omit DUR         leave the first DUR (warm-up) out of every figure\n"
     "      --repeat N         N runs: each reported, plus median, min/max, 95% interval\n"
-    "  -i, --interval-ms MS   record throughput every MS (time series, also in --json)\n"
+    "  -i, --interval SECS    record throughput every SECS (time series, also in --json)\n"
     "      --connect-timeout DUR   (default 5s)\n"
     "AF_MRC socket options (set before connect):\n"
     "      --ev-set-size N    MRC_EV_SET_SIZE: EVs per connection (128..256)\n"
@@ -43,15 +45,16 @@ constexpr std::string_view kUsage =
     "      --cc-profile ID    MRC_PROFILE: congestion-control profile\n"
     "      --ev-profile ID    MRC_PROFILE: EV profile\n"
     "Output:\n"
-    "  -J, --json             one JSON object on stdout (server: one per session)\n"
+    "  -J, -j, --json         one JSON object on stdout (server: one per session)\n"
     "  -q, --quiet            no progress lines on stderr\n"
     "      --label TEXT       copied into the JSON report\n"
     "      --proc-stat FILE   CPU accounting source (default /proc/stat)\n"
     "Server:\n"
-    "  -1, --once             exit after one session\n"
+    "  -1, --one-off          exit after one session\n"
     "Every client run reports the machine's CPU time over the measured interval\n"
     "(/proc/stat: user, system, irq, softirq) as utilisation and service demand\n"
     "(CPU-us per MB). Sizes take k/m/g (binary), rates k/M/G (decimal).\n"
+    "-V, --version prints the version (as mrcctl -V and mrcstat -V).\n"
     "Exit: 0 ok, 1 run failed, 2 usage, 3 AF_MRC unavailable.\n";
 
 template <typename T>
@@ -269,7 +272,12 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
         };
 
         bool ok = true;
-        if (flag("-t", "--transport")) {
+        if (flag("", "--mrc") || flag("", "--tcp") || flag("-m", "--mptcp")) {
+            // iperf3's transport flags (its -m/--mptcp, --sctp), plus ours.
+            c.transport = opt == "--mrc"   ? Transport::kMrc
+                          : opt == "--tcp" ? Transport::kTcp
+                                           : Transport::kMptcp;
+        } else if (flag("", "--transport")) {
             auto v = value();
             ok = need(v);
             if (ok) {
@@ -293,10 +301,10 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
             uint32_t p = 0;
             ok = u32(p, 1, 65535, false);
             c.port = static_cast<uint16_t>(p);
-        } else if (flag("-d", "--time")) {
+        } else if (flag("-t", "--time")) {
             ok = dur(c.duration_s);
             c.duration_set = true;
-        } else if (flag("-n", "--count")) {
+        } else if (flag("-k", "--blockcount") || flag("", "--count")) {
             auto v = value();
             ok = need(v);
             if (ok) {
@@ -308,10 +316,10 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
                     c.count = *n;
                 }
             }
-        } else if (flag("-s", "--size")) {
+        } else if (flag("-l", "--length") || flag("", "--size")) {
             ok = u32(c.size, kHeaderSize, kMaxMessage, true);
             size_set = true;
-        } else if (flag("-w", "--window")) {
+        } else if (flag("", "--window")) {
             ok = u32(c.window, 1, 65536, false);
         } else if (flag("", "--ack-every")) {
             ok = u32(c.ack_every, 1, 65536, false);
@@ -369,15 +377,24 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
             bool cc = opt == "--cc-profile";
             ok = u32(id, 0, 65535, false);
             (cc ? c.mrc.cc_profile : c.mrc.ev_profile) = static_cast<uint16_t>(id);
-        } else if (flag("-i", "--interval-ms")) {
+        } else if (flag("-i", "--interval")) {
+            // iperf3's: seconds (fractions allowed, as its 0.1 minimum).
+            double secs = 0;
+            ok = dur(secs);
+            if (ok && (secs < 0.001 || secs > 3600)) {
+                r.error = "bad interval for " + opt + " (0.001..3600 s)";
+                ok = false;
+            }
+            if (ok) c.interval_ms = static_cast<uint32_t>(std::lround(secs * 1000));
+        } else if (flag("", "--interval-ms")) {
             ok = u32(c.interval_ms, 1, 3600000, false);
         } else if (flag("", "--connect-timeout")) {
             ok = dur(c.connect_timeout_s);
-        } else if (flag("-J", "--json")) {
+        } else if (flag("-J", "--json") || flag("-j", "-j")) {
             c.json = true;
         } else if (flag("-q", "--quiet")) {
             c.quiet = true;
-        } else if (flag("-1", "--once")) {
+        } else if (flag("-1", "--one-off") || flag("", "--once")) {
             c.once = true;
         } else if (flag("", "--label")) {
             auto v = value();

@@ -60,7 +60,14 @@ void CheckBpffs(const std::string& dir) {
         }
     }
     if (static_cast<unsigned long>(st.f_type) != kBpfFsMagic) {
-        throw Error(kExitNoBpf, parent + " is not on a bpffs (mount -t bpf bpf " + parent + ")");
+        // "ip netns exec" mounts a fresh /sys for the namespace, without the
+        // bpffs that the pins live on: say so rather than "not attached".
+        throw Error(kExitNoBpf, parent +
+                                    " is not on a bpffs here: the pins are invisible in this "
+                                    "mount namespace (ip netns exec mounts a fresh /sys; run "
+                                    "mrcstat outside it: it shows every namespace) or mount "
+                                    "it: mount -t bpf bpf " +
+                                    parent);
     }
 }
 
@@ -96,6 +103,7 @@ Fd GetPinned(const std::string& dir, const char* name, bool rdonly) {
     if (fd < 0) {
         const int e = errno;
         if (e == ENOENT) {
+            CheckBpffs(dir);  // no bpffs here is not "not attached"
             throw Error(kExitNotAttached,
                         "mrc telemetry is not attached (" + path + " missing): run mrcstat attach");
         }

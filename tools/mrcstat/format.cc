@@ -131,6 +131,41 @@ double HistQuantile(std::span<const uint64_t> h, double q) {
     return HistBucketHigh(static_cast<int>(h.size()) - 1);
 }
 
+int HistQuantileBucket(std::span<const uint64_t> h, double q) {
+    const uint64_t total = HistTotal(h);
+    if (!total) return -1;
+    const double rank = std::clamp(q, 0.0, 1.0) * static_cast<double>(total);
+    double seen = 0;
+    for (size_t b = 0; b < h.size(); b++) {
+        if (!h[b]) continue;
+        if (seen + h[b] >= rank) return static_cast<int>(b);
+        seen += h[b];
+    }
+    return static_cast<int>(h.size()) - 1;
+}
+
+std::string HistQuantileText(std::span<const uint64_t> h, double q) {
+    const int b = HistQuantileBucket(h, q);
+    if (b < 0) return "-";
+    static const char* const units[] = {"ns", "us", "ms", "s"};
+    double v = static_cast<double>(HistBucketHigh(b));
+    int u = 0;
+    while (v >= 1000.0 && u < 3) {
+        v /= 1000.0;
+        u++;
+    }
+    // Two significant digits, rounded up so that "<" stays true.
+    const double scale = v >= 100 ? 10 : v >= 10 ? 1 : 0.1;
+    v = std::ceil(v / scale - 1e-9) * scale;
+    if (v >= 1000.0 && u < 3) {
+        v /= 1000.0;
+        u++;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), v < 10 ? "<%.1f%s" : "<%.0f%s", v, units[u]);
+    return buf;
+}
+
 std::array<uint64_t, kHistBuckets> HistDelta(std::span<const uint64_t> now,
                                              std::span<const uint64_t> before) {
     std::array<uint64_t, kHistBuckets> d{};

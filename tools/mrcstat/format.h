@@ -37,6 +37,12 @@ uint64_t HistTotal(std::span<const uint64_t> h);
 // Value below which a fraction q (0..1) of the samples lie, interpolated
 // linearly inside the bucket; 0 when there are no samples.
 double HistQuantile(std::span<const uint64_t> h, double q);
+// The log2 bucket holding quantile q (-1 for an empty histogram).
+int HistQuantileBucket(std::span<const uint64_t> h, double q);
+// A quantile as the histogram knows it: "<66us" is "in the bucket that ends
+// at 65.5 us" (so at least half that); 2 significant digits, rounded up,
+// because a log2 bucket knows no more. "-" when empty.
+std::string HistQuantileText(std::span<const uint64_t> h, double q);
 // Per-bucket difference now - before (counters never decrease; a reset
 // map reads as "now").
 std::array<uint64_t, kHistBuckets> HistDelta(std::span<const uint64_t> now,

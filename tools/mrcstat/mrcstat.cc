@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bpf.h"
+#include "netns.h"
 #include "options.h"
 #include "report.h"
 
@@ -75,6 +76,7 @@ int Show(const mrcstat::Options& o) {
         if (f) Nap(o.interval_s);
         if (g_stop) break;
         mrcstat::Snapshot s = reader.Read();
+        s.netns_names = mrcstat::NetnsNames();
         std::string out;
         if (o.json) {
             out = mrcstat::RenderJson(s) + "\n";

@@ -48,6 +48,13 @@ void Counters(mrc::JsonWriter& j, const mrc_tel_counters& c) {
     j.Field("mean_ns", c.rtt_samples ? c.rtt_sum_ns / c.rtt_samples : 0);
     j.Field("p50_ns", static_cast<uint64_t>(HistQuantile(h, 0.5)));
     j.Field("p99_ns", static_cast<uint64_t>(HistQuantile(h, 0.99)));
+    // What the histogram really knows: the log2 bucket [lo, hi) of each.
+    for (auto [key, q] : {std::pair{"p50_bucket_ns", 0.5}, std::pair{"p99_bucket_ns", 0.99}}) {
+        const int b = HistQuantileBucket(h, q);
+        j.Key(key).BeginArray();
+        j.Uint(b < 0 ? 0 : HistBucketLow(b)).Uint(b < 0 ? 0 : HistBucketHigh(b));
+        j.EndArray();
+    }
     j.Key("hist_log2_ns").BeginArray();
     for (uint64_t v : h) j.Uint(v);
     j.EndArray().EndObject();
@@ -60,6 +67,16 @@ std::string RateCol(uint64_t now, const __u64* before, double secs, bool bytes) 
 }
 
 }  // namespace
+
+std::string Snapshot::NetnsName(uint32_t inum) const {
+    auto it = netns_names.find(inum);
+    return it != netns_names.end() ? it->second : std::string();
+}
+
+std::string Snapshot::NetnsLabel(uint32_t inum) const {
+    std::string n = NetnsName(inum);
+    return n.empty() ? std::to_string(inum) : n;
+}
 
 void Snapshot::Sort() {
     std::sort(evs.begin(), evs.end(), [](const EvRow& a, const EvRow& b) {
@@ -101,7 +118,8 @@ std::string RenderJson(const Snapshot& s) {
     j.EndObject();
     j.Key("planes").BeginArray();
     for (const auto& p : s.planes) {
-        j.BeginObject().Field("netns", p.key.netns).Field("plane", p.key.plane);
+        j.BeginObject().Field("netns", p.key.netns);
+        j.Field("netns_name", s.NetnsName(p.key.netns)).Field("plane", p.key.plane);
         j.Field("up", !p.val.down).Field("evs_bad", p.val.n_bad);
         Counters(j, p.val.c);
         j.EndObject();
@@ -111,6 +129,7 @@ std::string RenderJson(const Snapshot& s) {
     for (const auto& c : s.conns) {
         j.BeginObject()
             .Field("netns", c.key.netns)
+            .Field("netns_name", s.NetnsName(c.key.netns))
             .Field("qpn", c.key.qpn)
             .Field("conn", c.val.conn);
         j.Field("state", c.val.up == 1 ? "up" : c.val.up == 0 ? "down" : "unknown");
@@ -173,7 +192,7 @@ std::string RenderText(const Snapshot& now, const Snapshot* before, const TextOp
         const auto& c = p.val.c;
         const uint64_t tot = ns_pkts[p.key.netns];
         const double share = tot ? static_cast<double>(plane_pkts(p)) / tot : 0;
-        out += Fmt("%-11u %5u ", p.key.netns, p.key.plane);
+        out += Fmt("%-11s %5u ", now.NetnsLabel(p.key.netns).c_str(), p.key.plane);
         out += Paint(Pad(p.val.down ? "down" : "up", 5), p.val.down ? Colour::kRed : Colour::kGreen,
                      o.colour);
         out += " " + Pad(RateCol(c.pkts, b ? &b->c.pkts : nullptr, secs, false), 8);
@@ -183,8 +202,8 @@ std::string RenderText(const Snapshot& now, const Snapshot* before, const TextOp
         out += " " + Pad(HumanCount(c.trimmed), 6) + " " + Pad(HumanCount(c.timeouts), 6);
         out += " " + Paint(Pad(std::to_string(p.val.n_bad), 5),
                            p.val.n_bad ? Colour::kRed : Colour::kNone, o.colour);
-        out += " " + Pad(HumanNs(HistQuantile(Hist(c), 0.5)), 8);
-        out += " " + Pad(HumanNs(HistQuantile(Hist(c), 0.99)), 8);
+        out += " " + Pad(HistQuantileText(Hist(c), 0.5), 8);
+        out += " " + Pad(HistQuantileText(Hist(c), 0.99), 8);
         out += "  " + Bar(share, o.bar_width, o.unicode) + Fmt(" %3.0f%%", share * 100) + "\n";
     }
 
@@ -194,7 +213,8 @@ std::string RenderText(const Snapshot& now, const Snapshot* before, const TextOp
         const auto& c = cn.val.c;
         const char* st = cn.val.up == 1 ? "up" : cn.val.up == 0 ? "down" : "?";
         out += "\n";
-        out += bold(Fmt("conn netns %u qpn %u id %u", cn.key.netns, cn.key.qpn, cn.val.conn));
+        out += bold(Fmt("conn netns %s qpn %u id %u", now.NetnsLabel(cn.key.netns).c_str(),
+                        cn.key.qpn, cn.val.conn));
         out += " " + Paint(st,
                            cn.val.up == 1   ? Colour::kGreen
                            : cn.val.up == 0 ? (cn.val.err ? Colour::kRed : Colour::kGrey)
@@ -229,7 +249,7 @@ std::string RenderText(const Snapshot& now, const Snapshot* before, const TextOp
             out += " " + Pad(HumanCount(ec.pkts), 10) + " " + Pad(HumanCount(ec.sacked), 7);
             out += " " + Pad(HumanCount(ec.nacked), 7) + " " + Pad(HumanCount(ec.trimmed), 6);
             out += " " + Pad(HumanCount(ec.timeouts), 6);
-            out += " " + Pad(HumanNs(HistQuantile(Hist(ec), 0.5)), 8);
+            out += " " + Pad(HistQuantileText(Hist(ec), 0.5), 8);
             out += "  " + Bar(share, o.bar_width, o.unicode) + "\n";
         }
     }

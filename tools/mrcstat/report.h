@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,15 @@ struct Snapshot {
     std::vector<PlaneRow> planes;
     std::vector<ConnRow> conns;
     mrc_tel_stat stat{};
+    // Names of network namespaces by inode (ip netns names, "init"); the
+    // maps key namespaces by inode, which no user recognises.
+    std::map<uint32_t, std::string> netns_names;
     // Sort every table by key (netns, qpn, EV index, EV / plane).
     void Sort();
+    // The name, or "" when the namespace has none.
+    std::string NetnsName(uint32_t inum) const;
+    // The name, else the inode number: what the text view prints.
+    std::string NetnsLabel(uint32_t inum) const;
 };
 
 struct TextOptions {

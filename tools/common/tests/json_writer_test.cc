@@ -277,4 +277,16 @@ TEST(JsonWriter, MoreMisuse) {
 }
 
 }  // namespace
+TEST(JsonWriter, Pretty) {
+    JsonWriter j;
+    j.Pretty();
+    j.BeginArray().BeginObject().Field("id", 0u).Key("segs").BeginArray().String("fc00::1");
+    j.EndArray().Key("none").BeginObject().EndObject().EndObject().BeginArray().EndArray();
+    j.EndArray();
+    EXPECT_EQ(j.str(),
+              "[\n  {\n    \"id\": 0,\n    \"segs\": [\n      \"fc00::1\"\n    ],\n"
+              "    \"none\": {}\n  },\n  []\n]");
+    EXPECT_TRUE(j.Complete());
+}
+
 }  // namespace mrc

@@ -156,6 +156,79 @@ TEST(Grammar, OptionsAndObjects) {
     EXPECT_THROW(P("stats now"), UsageError);
 }
 
+// ip(8)'s abbreviations: a prefix of a keyword, the first in a fixed order.
+TEST(Grammar, Abbreviations) {
+    Command c = P("r s");
+    EXPECT_EQ(c.object, Object::kRoute);
+    EXPECT_EQ(c.verb, Verb::kShow);
+    EXPECT_EQ(P("ro sh fc00::/16").route.has_prefix, true);
+    EXPECT_EQ(P("p").object, Object::kPlane);
+    EXPECT_EQ(P("pr").object, Object::kProfile);
+    EXPECT_EQ(P("pa").object, Object::kPath);
+    EXPECT_EQ(P("c").object, Object::kConn);
+    EXPECT_EQ(P("st").object, Object::kStats);
+    EXPECT_EQ(P("st sh").object, Object::kStats);
+    EXPECT_EQ(P("m").object, Object::kMonitor);
+    EXPECT_EQ(P("p d id 3").verb, Verb::kDel);
+    EXPECT_EQ(P("p se id 3 down").verb, Verb::kSet);
+    EXPECT_EQ(P("p s").verb, Verb::kShow);  // "s" is show, as in ip
+    EXPECT_EQ(P("r g fc00::1").verb, Verb::kGet);
+    Command r = P("r rep fc00::/16 encap none plane 2");
+    EXPECT_TRUE(r.route.replace);
+    EXPECT_EQ(P("pa s q 7").qpn, 7u);
+    EXPECT_EQ(P("plane ls").verb, Verb::kShow);
+    EXPECT_EQ(P("plane delete id 1").verb, Verb::kDel);
+    EXPECT_THROW(P("routes"), UsageError);    // longer than the keyword
+    EXPECT_THROW(P("r sx"), UsageError);      // not a prefix
+    EXPECT_THROW(P("p g id 1"), UsageError);  // get is route's only
+    EXPECT_THROW(P("r set fc00::/16"), UsageError);
+    EXPECT_THROW(P("c show qpx 1"), UsageError);
+}
+
+TEST(Grammar, FlushSaveMonitorPrettyTimestamp) {
+    EXPECT_EQ(P("plane flush").verb, Verb::kFlush);
+    EXPECT_EQ(P("r f").verb, Verb::kFlush);
+    EXPECT_EQ(CommandName(P("profile flush")), "profile flush");
+    EXPECT_THROW(P("plane flush id 1"), UsageError);  // flush takes nothing
+    EXPECT_THROW(P("conn flush"), UsageError);
+    EXPECT_EQ(P("save").object, Object::kSave);
+    EXPECT_EQ(P("sa").object, Object::kSave);
+    EXPECT_EQ(P("s").object, Object::kStats);  // stats comes first, as before
+    EXPECT_THROW(P("save now"), UsageError);
+    EXPECT_FALSE(P("monitor").monitor_only);
+    EXPECT_FALSE(P("monitor all").monitor_only);
+    EXPECT_EQ(*P("monitor plane").monitor_only, Object::kPlane);
+    EXPECT_EQ(*P("m r").monitor_only, Object::kRoute);
+    EXPECT_EQ(*P("monitor path").monitor_only, Object::kConn);
+    EXPECT_THROW(P("monitor stats"), UsageError);
+    EXPECT_THROW(P("monitor plane route"), UsageError);
+    Command c = P("-p plane show");
+    EXPECT_TRUE(c.pretty);
+    EXPECT_TRUE(c.json);
+    EXPECT_FALSE(P("-j plane").pretty);
+    EXPECT_TRUE(P("-t monitor").timestamp);
+    EXPECT_TRUE(P("--timestamp monitor conn").timestamp);
+}
+
+TEST(Grammar, PerObjectHelp) {
+    Command c = P("route help");
+    EXPECT_EQ(c.object, Object::kHelp);
+    EXPECT_EQ(c.help_topic, "route");
+    EXPECT_EQ(P("help pr").help_topic, "profile");
+    EXPECT_EQ(P("pa h").help_topic, "path");
+    EXPECT_EQ(P("st help").help_topic, "stats");
+    EXPECT_EQ(P("help").help_topic, "");
+    EXPECT_THROW(P("help bogus"), UsageError);
+    std::string u = UsageText("route");
+    EXPECT_NE(u.find("mrcctl route { add | replace } PREFIX"), std::string::npos);
+    EXPECT_NE(u.find("[plane ID [segs SID[,SID]... | usid ADDR]]..."), std::string::npos);
+    EXPECT_NE(u.find("mrcctl route get ADDR"), std::string::npos);
+    EXPECT_EQ(u.find("mrcctl plane"), std::string::npos);
+    EXPECT_EQ(u.find("mrcctl profile"), std::string::npos);
+    EXPECT_EQ(UsageText("path").find("conn show"), std::string::npos);
+    EXPECT_EQ(UsageText(""), std::string(UsageText()));
+}
+
 TEST(Grammar, BatchAndVersion) {
     Command c = P("-n blue -force -b /etc/mrc/fabric.conf");
     EXPECT_EQ(c.object, Object::kBatch);

@@ -52,7 +52,7 @@ TEST(Output, PlaneJsonAndText) {
         R"({"id":3,"ifindex":7,"dev":"pl3","addr":"2001:db8::3","admin":"up","oper":"down"})");
     std::ostringstream ts;
     PrintPlane(ts, p);
-    EXPECT_EQ(ts.str(), "plane 3 dev pl3 ifindex 7 addr 2001:db8::3 up oper down\n");
+    EXPECT_EQ(ts.str(), "id 3 dev pl3 addr 2001:db8::3 up # ifindex 7 oper down\n");
     p.dev.clear();
     std::ostringstream gone;
     JsonWriter g(gone);
@@ -60,12 +60,62 @@ TEST(Output, PlaneJsonAndText) {
     EXPECT_EQ(gone.str().find("dev"), std::string::npos);
 }
 
+// What show prints is what add takes: the line after "plane add " (or
+// "profile add ", "route add ") parses back to the same object, as
+// "mrcctl save" relies on.
+// A printed line as a batch file holds it: without its newline.
+std::vector<std::string> BatchWords(const std::string& prefix, const std::ostringstream& os) {
+    std::string line = prefix + os.str();
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    return SplitBatchLine(line);
+}
+
+TEST(Output, ShowLinesPasteBackIntoAdd) {
+    Plane p{3, 7, "pl3", ParseAddr("2001:db8::3", "t"), false, true};
+    std::ostringstream ps;
+    PrintPlane(ps, p);
+    Command c = Parse(BatchWords("plane add ", ps));
+    EXPECT_EQ(c.verb, Verb::kAdd);
+    EXPECT_EQ(*c.plane.id, 3u);
+    EXPECT_EQ(*c.plane.dev, "pl3");
+    EXPECT_FALSE(c.plane.ifindex);
+    EXPECT_EQ(AddrToString(*c.plane.addr), "2001:db8::3");
+    EXPECT_FALSE(*c.plane.up);
+    p.dev.clear();  // a device without a name: by index
+    std::ostringstream pi;
+    PrintPlane(pi, p);
+    EXPECT_EQ(*Parse(BatchWords("plane add ", pi)).plane.ifindex, 7u);
+
+    Profile f{4, 256, 12, 3, MRC_CC_ALGO_FIXED, 700, 600, 400, 1300, 1200};
+    std::ostringstream fs;
+    PrintProfile(fs, f);
+    ProfileArgs a = Parse(BatchWords("profile add ", fs)).profile;
+    EXPECT_EQ(*a.id, 4u);
+    EXPECT_EQ(*a.ev_count, 256u);
+    EXPECT_EQ(*a.ev_active, 12u);
+    EXPECT_EQ(*a.ev_min_active, 3u);
+    EXPECT_EQ(*a.cc_algo, MRC_CC_ALGO_FIXED);
+    EXPECT_EQ(*a.target_delay, 700u);
+    EXPECT_EQ(*a.gamma, 600u);
+    EXPECT_EQ(*a.max_md, 400u);
+    EXPECT_EQ(*a.max_wnd, 1300u);
+    EXPECT_EQ(*a.init_wnd, 1200u);
+
+    std::ostringstream rs;
+    PrintRoute(rs, SampleRoute());
+    RouteArgs r = Parse(BatchWords("route add ", rs)).route;
+    EXPECT_EQ(AddrToString(r.dst), "fc00:b::");
+    EXPECT_EQ(r.len, 64);
+    ASSERT_EQ(r.paths.size(), 1u);
+    EXPECT_EQ(r.paths[0].segs.size(), 2u);
+}
+
 TEST(Output, ProfileAndStats) {
     Profile p{0, 128, 0, 0, MRC_CC_ALGO_NSCC, 750, 800, 500, 1500, 1500};
     std::ostringstream ts;
     PrintProfile(ts, p);
     EXPECT_EQ(ts.str(),
-              "profile 0 ev-count 128 ev-active 0 ev-min-active 0 cc-algo nscc target-delay 750 "
+              "id 0 ev-count 128 ev-active 0 ev-min-active 0 cc-algo nscc target-delay 750 "
               "gamma 800 max-md 500 max-wnd 1500 init-wnd 1500\n");
     std::ostringstream js;
     JsonWriter j(js);

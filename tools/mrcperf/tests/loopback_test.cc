@@ -48,7 +48,7 @@ class Loopback : public ::testing::Test {
 
     JsonValue RunJson(std::vector<std::string> args, int expect_rc = 0) {
         args.insert(args.end(), {"--peer", "::1", "--port", std::to_string(port_), "--json",
-                                 "--quiet", "-t", "tcp"});
+                                 "--quiet", "--transport", "tcp"});
         ParseResult pr = ParseArgs(args);
         EXPECT_EQ(pr.error, "");
         std::ostringstream out, err;
@@ -67,7 +67,8 @@ class Loopback : public ::testing::Test {
 };
 
 TEST_F(Loopback, BulkByCountMatchesOnBothEnds) {
-    JsonValue v = RunJson({"bulk", "-n", "500", "-s", "3000", "-w", "8", "-i", "10"});
+    JsonValue v =
+        RunJson({"bulk", "-k", "500", "-l", "3000", "--window", "8", "--interval-ms", "10"});
     ASSERT_TRUE(v.Path("ok"));
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_EQ(v.Path("result.msgs_sent")->ToText(), "500");
@@ -80,7 +81,7 @@ TEST_F(Loopback, BulkByCountMatchesOnBothEnds) {
 }
 
 TEST_F(Loopback, BulkByTimeWithLargeMessages) {
-    JsonValue v = RunJson({"bulk", "-d", "300ms", "-s", "1m", "-w", "4"});
+    JsonValue v = RunJson({"bulk", "-t", "300ms", "-l", "1m", "--window", "4"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_GT(v.Path("result.server_msgs")->number, 0);
     EXPECT_EQ(v.Path("result.server_msgs")->ToText(), v.Path("result.msgs_sent")->ToText());
@@ -88,7 +89,7 @@ TEST_F(Loopback, BulkByTimeWithLargeMessages) {
 
 TEST_F(Loopback, CpuAccountedAndServiceDemand) {
     // Long enough for /proc/stat's 10 ms ticks to see the busy loop.
-    JsonValue v = RunJson({"bulk", "-d", "400ms", "-s", "64k", "-w", "8"});
+    JsonValue v = RunJson({"bulk", "-t", "400ms", "-l", "64k", "--window", "8"});
     ASSERT_TRUE(v.Path("cpu.valid"));
     EXPECT_TRUE(v.Path("cpu.valid")->boolean);
     EXPECT_GT(v.Path("cpu.ncpu")->number, 0);
@@ -105,14 +106,14 @@ TEST_F(Loopback, CpuAccountedAndServiceDemand) {
 
 TEST_F(Loopback, CpuUnreadableIsReportedNotInvented) {
     JsonValue v =
-        RunJson({"bulk", "-n", "20", "-s", "4k", "--proc-stat", "/nonexistent/proc/stat"});
+        RunJson({"bulk", "-k", "20", "-l", "4k", "--proc-stat", "/nonexistent/proc/stat"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_FALSE(v.Path("cpu.valid")->boolean);
     EXPECT_FALSE(v.Path("cpu.service_demand_us_per_mb"));
 }
 
 TEST_F(Loopback, ParallelConnectionsAreSummed) {
-    JsonValue v = RunJson({"bulk", "-n", "200", "-s", "8k", "-w", "8", "-P", "3"});
+    JsonValue v = RunJson({"bulk", "-k", "200", "-l", "8k", "--window", "8", "-P", "3"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_EQ(v.Path("result.connections")->ToText(), "3");
     EXPECT_EQ(v.Path("result.msgs_sent")->ToText(), "600");
@@ -124,7 +125,7 @@ TEST_F(Loopback, ParallelConnectionsAreSummed) {
 }
 
 TEST_F(Loopback, RepeatReportsEveryRunAndTheSpread) {
-    JsonValue v = RunJson({"bulk", "-n", "100", "-s", "8k", "--repeat", "3"});
+    JsonValue v = RunJson({"bulk", "-k", "100", "-l", "8k", "--repeat", "3"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     ASSERT_TRUE(v.Path("runs.2.result.goodput_mbps"));
     EXPECT_FALSE(v.Path("runs.3"));
@@ -140,7 +141,7 @@ TEST_F(Loopback, RepeatReportsEveryRunAndTheSpread) {
 
 TEST_F(Loopback, RateLimitedSenderKeepsItsRate) {
     // 8 Mbit/s for 64 KiB messages: ~15 messages per second, 0.5 s -> ~8.
-    JsonValue v = RunJson({"bulk", "-d", "500ms", "-s", "64k", "-b", "8M"});
+    JsonValue v = RunJson({"bulk", "-t", "500ms", "-l", "64k", "-b", "8M"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     const double sent = v.Path("result.msgs_sent")->number;
     EXPECT_GE(sent, 5);
@@ -150,7 +151,7 @@ TEST_F(Loopback, RateLimitedSenderKeepsItsRate) {
 TEST_F(Loopback, OmitLeavesTheWarmUpOut) {
     // 1 s at 16 Mbit/s with the first 0.5 s omitted: about half the bytes
     // sent are measured, over about half the time.
-    JsonValue v = RunJson({"bulk", "-d", "1s", "-O", "500ms", "-s", "16k", "-b", "16M"});
+    JsonValue v = RunJson({"bulk", "-t", "1s", "-O", "500ms", "-l", "16k", "-b", "16M"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     const double sent = v.Path("result.bytes_sent")->number;
     const double measured = v.Path("result.measured_bytes")->number;
@@ -162,8 +163,8 @@ TEST_F(Loopback, OmitLeavesTheWarmUpOut) {
 
 TEST_F(Loopback, ReverseBulkServerSendsClientCounts) {
     // 3 MB at 200 Mbit/s (the rate goes to the sender): about 120 ms.
-    JsonValue v =
-        RunJson({"bulk", "-R", "-n", "300", "-s", "10000", "-w", "8", "-i", "20", "-b", "200M"});
+    JsonValue v = RunJson({"bulk", "-R", "-k", "300", "-l", "10000", "--window", "8",
+                           "--interval-ms", "20", "-b", "200M"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_TRUE(v.Path("params.reverse")->boolean);
     // The server sent, the client received: both counts, and they agree.
@@ -185,14 +186,14 @@ TEST_F(Loopback, ReverseBulkServerSendsClientCounts) {
 }
 
 TEST_F(Loopback, ReverseBulkByTime) {
-    JsonValue v = RunJson({"bulk", "-R", "-d", "300ms", "-s", "64k", "-w", "4"});
+    JsonValue v = RunJson({"bulk", "-R", "-t", "300ms", "-l", "64k", "--window", "4"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_GT(v.Path("result.server_msgs")->number, 0);
     EXPECT_EQ(v.Path("result.server_msgs")->ToText(), v.Path("result.msgs_sent")->ToText());
 }
 
 TEST_F(Loopback, PingpongLatency) {
-    JsonValue v = RunJson({"pingpong", "-n", "300"});
+    JsonValue v = RunJson({"pingpong", "-k", "300"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_EQ(v.Path("result.round_trips")->ToText(), "300");
     EXPECT_EQ(v.Path("result.latency_us.count")->ToText(), "300");
@@ -202,7 +203,7 @@ TEST_F(Loopback, PingpongLatency) {
 
 TEST_F(Loopback, RpcConcurrent) {
     JsonValue v = RunJson(
-        {"rpc", "-n", "400", "--concurrency", "16", "--req-size", "100", "--resp-size", "70000"});
+        {"rpc", "-k", "400", "--concurrency", "16", "--req-size", "100", "--resp-size", "70000"});
     EXPECT_TRUE(v.Path("ok")->boolean);
     EXPECT_EQ(v.Path("result.round_trips")->ToText(), "400");
     EXPECT_EQ(v.Path("result.resp_bytes")->ToText(), "28000000");
@@ -210,7 +211,7 @@ TEST_F(Loopback, RpcConcurrent) {
 }
 
 TEST_F(Loopback, ServerReportsEachSession) {
-    RunJson({"pingpong", "-n", "10"});
+    RunJson({"pingpong", "-k", "10"});
     stop_ = true;
     server_.join();
     std::string perr;
@@ -224,7 +225,7 @@ TEST_F(Loopback, ServerReportsEachSession) {
 TEST_F(Loopback, ConnectRefusedIsAnError) {
     Config c;
     ParseResult pr = ParseArgs(
-        {"bulk", "-c", "::1", "-p", "1", "-n", "1", "--connect-timeout", "200ms", "--json", "-q"});
+        {"bulk", "-c", "::1", "-p", "1", "-k", "1", "--connect-timeout", "200ms", "--json", "-q"});
     std::ostringstream out, err;
     EXPECT_EQ(RunClient(pr.cfg, out, err), kExitFail);
     auto v = ParseJson(out.str(), nullptr);

@@ -40,7 +40,7 @@ TEST(Options, Rates) {
 
 TEST(Options, ParallelPerPlaneOmitRepeatRate) {
     auto r = P({"bulk", "-c", "fd00::1,fd00::2,fd00::3", "-B", "fd01::1,fd01::2,fd01::3",
-                "--per-plane", "-O", "1s", "-d", "5", "--repeat", "5", "-b", "40M"});
+                "--per-plane", "-O", "1s", "-t", "5", "--repeat", "5", "-b", "40M"});
     ASSERT_EQ(r.error, "");
     EXPECT_EQ(r.cfg.parallel, 3u);
     EXPECT_EQ(r.cfg.peers.size(), 3u);
@@ -53,16 +53,16 @@ TEST(Options, ParallelPerPlaneOmitRepeatRate) {
     EXPECT_EQ(P({"bulk", "-c", "::1", "-P", "4"}).cfg.parallel, 4u);
     EXPECT_NE(P({"bulk", "-c", "::1", "-P", "0"}).error, "");
     EXPECT_NE(P({"bulk", "-c", "::1,", "-P", "2"}).error, "");
-    EXPECT_NE(P({"bulk", "-c", "::1", "-O", "5", "-d", "5"}).error, "");
-    EXPECT_NE(P({"bulk", "-c", "::1", "-O", "1", "-n", "10"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-O", "5", "-t", "5"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-O", "1", "-k", "10"}).error, "");
     EXPECT_NE(P({"pingpong", "-c", "::1", "-b", "1M"}).error, "");
     EXPECT_TRUE(P({"bulk", "-c", "::1", "-R"}).cfg.reverse);
     EXPECT_NE(P({"rpc", "-c", "::1", "-R"}).error, "");
 }
 
 TEST(Options, MrcSocketOptions) {
-    auto r = P({"bulk", "-c", "::1", "-t", "mrc", "--ev-set-size", "256", "--plane-mask", "0x5",
-                "--cc-profile", "3", "--ev-profile", "4"});
+    auto r = P({"bulk", "-c", "::1", "--transport", "mrc", "--ev-set-size", "256", "--plane-mask",
+                "0x5", "--cc-profile", "3", "--ev-profile", "4"});
     ASSERT_EQ(r.error, "");
     EXPECT_EQ(r.cfg.mrc.ev_set_size, 256u);
     EXPECT_EQ(r.cfg.mrc.plane_mask, 5u);
@@ -73,8 +73,8 @@ TEST(Options, MrcSocketOptions) {
 }
 
 TEST(Options, BulkDefaultsAndOverrides) {
-    auto r = P({"bulk", "--peer", "2001:db8::1", "-t", "mptcp", "--size", "16k", "-w", "64",
-                "--time=3", "--json", "-i", "100", "--label", "clean"});
+    auto r = P({"bulk", "--peer", "2001:db8::1", "--transport", "mptcp", "--size", "16k",
+                "--window", "64", "--time=3", "--json", "-i", "0.1", "--label", "clean"});
     ASSERT_EQ(r.error, "");
     const Config& c = r.cfg;
     EXPECT_EQ(c.mode, Mode::kBulk);
@@ -91,7 +91,7 @@ TEST(Options, BulkDefaultsAndOverrides) {
 }
 
 TEST(Options, PingpongIsOneInFlightOfEqualSizes) {
-    auto r = P({"pingpong", "-c", "10.0.0.1", "-n", "1000"});
+    auto r = P({"pingpong", "-c", "10.0.0.1", "-k", "1000"});
     ASSERT_EQ(r.error, "");
     EXPECT_EQ(r.cfg.size, 64u);
     EXPECT_EQ(r.cfg.req_size, 64u);
@@ -99,13 +99,13 @@ TEST(Options, PingpongIsOneInFlightOfEqualSizes) {
     EXPECT_EQ(r.cfg.concurrency, 1u);
     EXPECT_EQ(r.cfg.count, 1000u);
     EXPECT_DOUBLE_EQ(r.cfg.duration_s, 0);  // by count only
-    auto t = P({"pingpong", "-c", "::1", "-n", "1000", "-d", "2"});
+    auto t = P({"pingpong", "-c", "::1", "-k", "1000", "-t", "2"});
     EXPECT_DOUBLE_EQ(t.cfg.duration_s, 2);  // both: whichever comes first
 }
 
 TEST(Options, Rpc) {
     auto r = P({"rpc", "-c", "::1", "--req-size", "1k", "--resp-size", "64k", "--concurrency", "16",
-                "-t", "mrc"});
+                "--transport", "mrc"});
     ASSERT_EQ(r.error, "");
     EXPECT_EQ(r.cfg.req_size, 1024u);
     EXPECT_EQ(r.cfg.resp_size, 65536u);
@@ -114,8 +114,36 @@ TEST(Options, Rpc) {
     EXPECT_NE(P({"rpc", "-c", "::1", "--size", "100"}).error, "");
 }
 
+// The letters an iperf3 user types mean what they mean in iperf3.
+TEST(Options, Iperf3Letters) {
+    auto r = P({"bulk", "-c",  "::1", "-m", "-t", "7",  "-l", "128k", "-k", "50",
+                "-i",   "0.5", "-P",  "2",  "-R", "-O", "1",  "-b",   "1G", "-J"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_EQ(r.cfg.transport, Transport::kMptcp);
+    EXPECT_DOUBLE_EQ(r.cfg.duration_s, 7);
+    EXPECT_EQ(r.cfg.size, 131072u);
+    EXPECT_EQ(r.cfg.count, 50u);
+    EXPECT_EQ(r.cfg.interval_ms, 500u);
+    EXPECT_EQ(r.cfg.parallel, 2u);
+    EXPECT_TRUE(r.cfg.reverse);
+    EXPECT_TRUE(r.cfg.json);
+    EXPECT_EQ(P({"bulk", "-c", "::1", "--mrc"}).cfg.transport, Transport::kMrc);
+    EXPECT_EQ(P({"bulk", "-c", "::1", "--mrc", "--tcp"}).cfg.transport, Transport::kTcp);
+    EXPECT_TRUE(P({"bulk", "-c", "::1", "-j"}).cfg.json);  // mrcctl's and mrcstat's letter
+    EXPECT_TRUE(P({"server", "-1"}).cfg.once);
+    EXPECT_TRUE(P({"server", "--one-off"}).cfg.once);
+    EXPECT_EQ(P({"-V"}).cfg.mode, Mode::kVersion);  // -V as in mrcctl and mrcstat
+    // The old letters are gone, not silently reinterpreted.
+    EXPECT_NE(P({"bulk", "-c", "::1", "-t", "mrc"}).error, "");  // -t is a time now
+    EXPECT_NE(P({"bulk", "-c", "::1", "-d", "5"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-s", "64k"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-n", "5"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-i", "0"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-i", "0.0001"}).error, "");
+}
+
 TEST(Options, Server) {
-    auto r = P({"server", "-t", "tcp", "-p", "9000", "--once", "-q", "-B", "::"});
+    auto r = P({"server", "--transport", "tcp", "-p", "9000", "--once", "-q", "-B", "::"});
     ASSERT_EQ(r.error, "");
     EXPECT_EQ(r.cfg.mode, Mode::kServer);
     EXPECT_EQ(r.cfg.port, 9000);
@@ -136,14 +164,14 @@ TEST(Options, Errors) {
     EXPECT_NE(P({}).error, "");
     EXPECT_NE(P({"blast"}).error, "");
     EXPECT_NE(P({"bulk"}).error, "");  // no peer
-    EXPECT_NE(P({"bulk", "-c", "::1", "-t", "udp"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "--transport", "udp"}).error, "");
     EXPECT_NE(P({"bulk", "-c", "::1", "--size", "8"}).error, "");  // below the header
     EXPECT_NE(P({"bulk", "-c", "::1", "--size", "17m"}).error, "");
-    EXPECT_NE(P({"bulk", "-c", "::1", "-w", "0"}).error, "");
-    EXPECT_NE(P({"bulk", "-c", "::1", "-w", "4", "--ack-every", "8"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "--window", "0"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "--window", "4", "--ack-every", "8"}).error, "");
     EXPECT_NE(P({"bulk", "-c", "::1", "-p", "70000"}).error, "");
-    EXPECT_NE(P({"bulk", "-c", "::1", "-d", "0"}).error, "");
-    EXPECT_NE(P({"bulk", "-c", "::1", "-n", "0"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-t", "0"}).error, "");
+    EXPECT_NE(P({"bulk", "-c", "::1", "-k", "0"}).error, "");
     EXPECT_NE(P({"bulk", "-c", "::1", "--frobnicate"}).error, "");
     EXPECT_NE(P({"bulk", "-c"}).error, "");  // missing value
     EXPECT_NE(P({"json"}).error, "");

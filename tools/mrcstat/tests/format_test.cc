@@ -82,6 +82,31 @@ TEST(Hist, QuantilesInterpolateInsideBuckets) {
     EXPECT_GE(HistQuantile(h, 0.99), 1048576.0);
     EXPECT_LE(HistQuantile(h, 0.99), 2097152.0);
     EXPECT_DOUBLE_EQ(HistQuantile(h, 7.0), 2097152.0);  // clamped q
+    // The text says what a log2 bucket knows: an upper bound, 2 digits.
+    EXPECT_EQ(HistQuantileText(h, 0.5), "<2.1us");
+    EXPECT_EQ(HistQuantileBucket(h, 0.5), 10);
+}
+
+TEST(Hist, QuantileTextIsTheBucketBound) {
+    std::array<uint64_t, kHistBuckets> h{};
+    EXPECT_EQ(HistQuantileText(h, 0.5), "-");
+    EXPECT_EQ(HistQuantileBucket(h, 0.5), -1);
+    h[15] = 90;  // [32.8us, 65.5us)
+    h[20] = 10;  // [1.05ms, 2.10ms)
+    EXPECT_EQ(HistQuantileText(h, 0.5), "<66us");
+    EXPECT_EQ(HistQuantileText(h, 0.99), "<2.1ms");
+    h[15] = 0;
+    h[6] = 1;  // [64ns, 128ns)
+    EXPECT_EQ(HistQuantileText(h, 0.0), "<130ns");
+    h.fill(0);
+    h[16] = 1;  // hi 131072 ns: 131 us rounds up to 140
+    EXPECT_EQ(HistQuantileText(h, 0.5), "<140us");
+    h.fill(0);
+    h[19] = 1;  // hi 1048576 ns
+    EXPECT_EQ(HistQuantileText(h, 0.5), "<1.1ms");
+    h.fill(0);
+    h[9] = 1;  // hi 1024 ns -> 1.1us
+    EXPECT_EQ(HistQuantileText(h, 0.5), "<1.1us");
 }
 
 TEST(Hist, DeltaAndRates) {

@@ -57,12 +57,15 @@ TEST(Report, JsonSnapshot) {
     const std::string j = RenderJson(Sample());
     EXPECT_EQ(j.rfind(R"({"version":1,"time_ns":5000000000,"telemetry":{"ringbuf_drops":0,)", 0),
               0u);
-    EXPECT_NE(j.find(R"("netns":4026532000,"qpn":17,"conn":5,"state":"up")"), std::string::npos);
+    EXPECT_NE(j.find(R"("netns":4026532000,"netns_name":"","qpn":17,"conn":5,"state":"up")"),
+              std::string::npos);
     EXPECT_NE(j.find(R"("ev":4608,"plane":0,"index":1,"state":"assumed_bad","active":false)"),
               std::string::npos);
     EXPECT_NE(j.find(R"("nack_reason":{"trimmed":4,)"), std::string::npos);
     // Connection RTT: two samples of 1500 ns in bucket [1024, 2048).
     EXPECT_NE(j.find(R"("rtt":{"samples":2,"mean_ns":1500,"p50_ns":1536,)"), std::string::npos);
+    EXPECT_NE(j.find(R"("p50_bucket_ns":[1024,2048],"p99_bucket_ns":[1024,2048])"),
+              std::string::npos);
     EXPECT_NE(j.find(R"("evs_bad":1)"), std::string::npos);
     EXPECT_EQ(j.back(), '}');
     EXPECT_EQ(j.find('\n'), std::string::npos);
@@ -80,6 +83,23 @@ TEST(Report, TextShowsPlanesConnsAndPaths) {
     EXPECT_NE(RenderText(Sample(), nullptr, o).find("\033[31massumed_bad"), std::string::npos);
     o.show_evs = false;
     EXPECT_EQ(RenderText(Sample(), nullptr, o).find("0x1200"), std::string::npos);
+}
+
+// Namespaces by the names ip netns gives them; the inode when unnamed.
+TEST(Report, NetnsNames) {
+    Snapshot s = Sample();
+    s.planes[0].val.c.rtt_hist[10] = 3;  // 3 samples in [1024, 2048) ns
+    TextOptions o;
+    EXPECT_NE(RenderText(s, nullptr, o).find("conn netns 4026532000 qpn 17"), std::string::npos);
+    s.netns_names[4026532000u] = "blue";
+    const std::string t = RenderText(s, nullptr, o);
+    EXPECT_NE(t.find("conn netns blue qpn 17"), std::string::npos);
+    EXPECT_NE(t.find("\nblue "), std::string::npos);  // the plane table's first column
+    EXPECT_NE(RenderJson(s).find(R"("netns":4026532000,"netns_name":"blue","qpn":17)"),
+              std::string::npos);
+    // RTT quantiles are printed as the bucket bound, not a made-up value.
+    EXPECT_NE(t.find("<2.1us"), std::string::npos);
+    EXPECT_EQ(t.find("1.54us"), std::string::npos);
 }
 
 TEST(Report, RatesFromTwoSnapshots) {
