@@ -281,17 +281,11 @@ done
 fabric_tbf "$rate" 32kb 20ms || log "fabric_tbf failed"
 bulk shaped
 
-# ---- latency under load: pingpong beside a bulk flow of the same transport.
+# ---- latency under load: pingpong beside a bulk flow of the same transport
+# to the same server (mrcperf --load: its figures are in result.load).
 for c in "${lat_cols[@]}"; do
-	bc=$c
 	[ "$c" = mrc-ip ] && continue
-	# shellcheck disable=SC2046
-	inA timeout 600 "$perf" bulk $(target "$bc") -t "$((rpc_dur + 2))" -l 64k --window 64 -q --json \
-		--label loaded-bulk >"$raw/loaded-bulk-$c.json" 2>&1 &
-	lp=$!
-	sleep 1
-	run loaded "$c" pingpong -t "$rpc_dur" -l 64
-	wait "$lp"
+	run loaded "$c" pingpong -t "$((rpc_dur + omit))" "${omit_args[@]}" -l 64 --load 1
 done
 
 # ---- random loss on every path, with delay so that loss recovery matters:

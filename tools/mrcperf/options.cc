@@ -33,6 +33,9 @@ constexpr std::string_view kUsage =
     "      --resp-size BYTES  rpc response size (default 4096)\n"
     "      --concurrency N    rpc: requests in flight per connection (default 8)\n"
     "  -R, --reverse          bulk: the server sends, the client receives\n"
+    "      --bidir            bulk: both at once, -P connections each way (iperf3's)\n"
+    "      --load N           pingpong, rpc: latency under load, beside N bulk connections\n"
+    "                         to the same server (64 KiB messages, as fast as they go)\n"
     "  -P, --parallel N       N connections at once (default 1), figures summed\n"
     "      --per-plane        one connection per --peer address (-P = their number)\n"
     "  -O, --omit DUR         leave the first DUR (warm-up) out of every figure\n"
@@ -333,6 +336,10 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
             ok = u32(c.parallel, 1, 128, false);
         } else if (flag("-R", "--reverse")) {
             c.reverse = true;
+        } else if (flag("", "--bidir")) {
+            c.bidir = true;
+        } else if (flag("", "--load")) {
+            ok = u32(c.load, 1, 128, false);
         } else if (flag("", "--per-plane")) {
             c.per_plane = true;
         } else if (flag("-O", "--omit")) {
@@ -426,6 +433,14 @@ ParseResult ParseArgs(const std::vector<std::string>& args) {
     if (c.per_plane) c.parallel = static_cast<uint32_t>(c.peers.size());
     if (c.reverse && c.mode != Mode::kBulk) {
         r.error = "--reverse applies to bulk only";
+        return r;
+    }
+    if (c.load && c.mode == Mode::kBulk) {
+        r.error = "--load applies to pingpong and rpc (the latency beside a bulk flow)";
+        return r;
+    }
+    if (c.bidir && (c.mode != Mode::kBulk || c.reverse)) {
+        r.error = "--bidir applies to bulk only, without --reverse";
         return r;
     }
     if (c.rate_bps && c.mode != Mode::kBulk) {

@@ -29,12 +29,14 @@ struct Config {
     // goes to peers[i % size] from binds[i % size] (one per plane).
     std::vector<std::string> peers;
     std::vector<std::string> binds;
-    uint32_t parallel = 1;                 // -P: connections run at once, figures summed
-    bool per_plane = false;                // --per-plane: -P = number of peers
-    double omit_s = 0;                     // -O: warm-up left out of the figures
-    uint32_t repeat = 1;                   // --repeat: whole runs, median and spread
-    uint64_t rate_bps = 0;                 // -b: bulk sender's rate limit per connection, 0 = none
-    bool reverse = false;                  // -R: bulk from the server to the client
+    uint32_t parallel = 1;   // -P: connections run at once, figures summed
+    bool per_plane = false;  // --per-plane: -P = number of peers
+    double omit_s = 0;       // -O: warm-up left out of the figures
+    uint32_t repeat = 1;     // --repeat: whole runs, median and spread
+    uint64_t rate_bps = 0;   // -b: bulk sender's rate limit per connection, 0 = none
+    bool reverse = false;    // -R: bulk from the server to the client
+    bool bidir = false;      // --bidir: -P connections each way at once
+    uint32_t load = 0;       // --load N: pingpong/rpc beside N bulk connections (64 KiB messages)
     std::string proc_stat = "/proc/stat";  // CPU accounting source
     MrcSockOpts mrc;
     uint16_t port = 7471;    // TCP/MPTCP port or MRC service id

@@ -90,6 +90,7 @@ void WriteParams(JsonWriter& w, const Config& c) {
     w.Field("interval_ms", c.interval_ms);
     w.Field("parallel", c.parallel).Field("omit_s", c.omit_s).Field("repeat", c.repeat);
     w.Field("reverse", c.reverse);
+    if (c.bidir) w.Field("bidir", true);
     if (c.rate_bps) w.Field("rate_bps", c.rate_bps);
     if (c.peers.size() > 1) {
         w.Key("peers").BeginArray();
@@ -140,6 +141,7 @@ struct ClientRun {
     std::vector<uint64_t> rtt_ns;
     std::string info_json;
     std::string peer, bind;  // this connection's addresses
+    bool reverse = false;    // the server sent (-R, or the reverse half of --bidir)
     // The measured interval starts after the warm-up (-O): what was done
     // by then is left out of every figure.
     double omit_t = 0;
@@ -189,14 +191,23 @@ class Client {
   public:
     // Connection number `index` of a run; progress lines only when it is
     // the run's only connection.
-    Client(const Config& c, std::ostream& err, size_t index, MeasureWindow* window)
+    // With --bidir, connections parallel..2*parallel-1 are the reverse half,
+    // paired with the same addresses as the forward ones.
+    // `stop` (may be null) ends the sending early: the --load connections
+    // run until the latency test beside them is over.
+    Client(const Config& c, std::ostream& err, size_t index, MeasureWindow* window,
+           const std::atomic<bool>* stop = nullptr)
         : c_(c),
+          stop_(stop),
           err_(err),
           window_(window),
-          quiet_(c.quiet || c.parallel > 1),
+          quiet_(c.quiet || c.parallel > 1 || c.bidir),
+          reverse_(c.reverse || (c.bidir && index >= c.parallel)),
           series_(c.interval_ms ? c.interval_ms / 1000.0 : 1.0) {
-        r_.peer = c.peers.empty() ? c.peer : c.peers[index % c.peers.size()];
-        r_.bind = c.binds.empty() ? c.bind : c.binds[index % c.binds.size()];
+        const size_t slot = c.bidir ? index % c.parallel : index;
+        r_.peer = c.peers.empty() ? c.peer : c.peers[slot % c.peers.size()];
+        r_.bind = c.binds.empty() ? c.bind : c.binds[slot % c.binds.size()];
+        r_.reverse = reverse_;
     }
 
     ClientRun Run() {
@@ -207,7 +218,7 @@ class Client {
         conn_ = std::make_unique<MsgConn>(
             Connect(c_.transport, peer, local.get(), c_.connect_timeout_s, c_.mrc), c_.transport);
         uint32_t max_in = c_.mode == Mode::kBulk ? 4096 : c_.resp_size + 4096;
-        if (c_.reverse) max_in = c_.size + 4096;
+        if (reverse_) max_in = c_.size + 4096;
         conn_->SetMaxMessage(std::max<uint32_t>(max_in, 4096));
         Hello();
         return Measure();
@@ -230,7 +241,7 @@ class Client {
         last_progress_t_ = start_;
         next_progress_ = After(start_, 1.0);
         if (c_.omit_s <= 0) BeginMeasure(0, 0, 0);
-        if (c_.mode == Mode::kBulk && c_.reverse)
+        if (c_.mode == Mode::kBulk && reverse_)
             ReverseBulk();
         else if (c_.mode == Mode::kBulk)
             Bulk();
@@ -251,7 +262,7 @@ class Client {
         p.ack_every = c_.ack_every ? c_.ack_every : 1;
         p.resp_size = c_.resp_size;
         p.max_msg = c_.mode == Mode::kBulk ? c_.size : c_.req_size;
-        if (c_.reverse) {
+        if (reverse_) {
             p.reverse = true;
             p.max_msg = 4096;  // the client sends acknowledgments only
             p.size = c_.size;
@@ -283,6 +294,7 @@ class Client {
     }
 
     bool SendingDone(Clock::time_point now, uint64_t n) const {
+        if (stop_ && stop_->load()) return true;
         if (c_.count && n >= c_.count) return true;
         return c_.duration_s > 0 && now >= After(start_, c_.duration_s);
     }
@@ -314,6 +326,7 @@ class Client {
         if (!quiet_) w = std::min(w, next_progress_);
         if (c_.interval_ms) w = std::min(w, After(start_, series_.NextDeadline()));
         if (sending && c_.duration_s > 0) w = std::min(w, After(start_, c_.duration_s));
+        if (sending && stop_) w = std::min(w, After(now, 0.05));
         if (end_queued_) w = std::min(w, drain_deadline_);
         return w;
     }
@@ -533,9 +546,11 @@ class Client {
     }
 
     const Config& c_;
+    const std::atomic<bool>* stop_;
     std::ostream& err_;
     MeasureWindow* window_;
     bool quiet_;
+    bool reverse_;
     bool measuring_ = false;
     std::unique_ptr<MsgConn> conn_;
     ClientRun r_;
@@ -635,6 +650,8 @@ struct RunResult {
     double seconds = 0;                     // the measured interval
     CpuUsage cpu;
     std::string info_json;  // transport counters of the first connection
+    // --load: the bulk connections beside the latency test.
+    std::vector<ClientRun> load;
 };
 
 // The figures of a run, what the report and the summary are made of.
@@ -646,10 +663,63 @@ struct Figures {
     double goodput_mbps = 0, msgs_per_s = 0, round_trips_per_s = 0;
     double send_seconds = 0;
     LatencySummary lat;
+    // --load: what the bulk connections beside the test moved.
+    uint64_t load_bytes = 0;
+    double load_seconds = 0, load_mbps = 0;
+    bool load_counts_ok = true;
+    // --bidir: the measured bytes and goodput of each direction.
+    uint64_t fwd_bytes = 0, rev_bytes = 0;
+    double fwd_mbps = 0, rev_mbps = 0;
 };
 
+// The --load connections: bulk beside the latency test, until `stop`.
+Config LoadConfig(const Config& c) {
+    Config l = c;
+    l.mode = Mode::kBulk;
+    l.size = 64 * 1024;
+    l.window = 32;
+    l.ack_every = 8;
+    l.reverse = l.bidir = false;
+    l.parallel = c.load;
+    l.count = 0;
+    l.duration_s = 0;  // until stopped
+    l.omit_s = 0;
+    l.interval_ms = 0;
+    l.rate_bps = 0;
+    l.quiet = true;
+    l.load = 0;
+    return l;
+}
+
 RunResult RunOnce(const Config& c, std::ostream& err) {
-    const size_t n = c.parallel;
+    const size_t n = c.parallel * (c.bidir ? 2 : 1);
+    // Load first, so that the latency test starts beside a running flow
+    // (its -O leaves the ramp-up out).
+    const Config lc = LoadConfig(c);
+    MeasureWindow load_window(c.proc_stat, c.load);
+    std::atomic<bool> stop_load{false};
+    std::vector<std::unique_ptr<Client>> loaders;
+    std::vector<ClientRun> load_runs(c.load);
+    std::vector<std::exception_ptr> load_errors(c.load);
+    std::vector<std::jthread> load_threads;
+    for (size_t i = 0; i < c.load; ++i) {
+        loaders.push_back(std::make_unique<Client>(lc, err, i, &load_window, &stop_load));
+        load_threads.emplace_back([&, i] {
+            try {
+                load_runs[i] = loaders[i]->Run();
+            } catch (...) {
+                load_errors[i] = std::current_exception();
+            }
+        });
+    }
+    struct StopLoad {
+        std::atomic<bool>& stop;
+        std::vector<std::jthread>& threads;
+        ~StopLoad() {
+            stop = true;
+            threads.clear();  // joins
+        }
+    } stop_guard{stop_load, load_threads};
     MeasureWindow window(c.proc_stat, n);
     std::vector<std::unique_ptr<Client>> clients;
     for (size_t i = 0; i < n; ++i) clients.push_back(std::make_unique<Client>(c, err, i, &window));
@@ -688,6 +758,17 @@ RunResult RunOnce(const Config& c, std::ostream& err) {
     r.seconds = window.Seconds();
     r.cpu = window.Usage();
     r.info_json = r.streams[0].info_json;
+    stop_load = true;
+    load_threads.clear();  // joins: every load connection has its result
+    for (size_t i = 0; i < c.load; ++i) {
+        if (!load_errors[i]) continue;
+        try {
+            std::rethrow_exception(load_errors[i]);
+        } catch (const std::exception& e) {
+            throw Error("load connection " + std::to_string(i) + ": " + e.what());
+        }
+    }
+    r.load = std::move(load_runs);
     for (const auto& cl : clients) {
         const auto& iv = cl->series().samples();
         if (r.intervals.size() < iv.size()) r.intervals.resize(iv.size());
@@ -714,7 +795,9 @@ Figures Compute(const Config& c, const RunResult& r) {
         f.resp_bytes += s.resp_bytes;
         f.send_seconds = std::max(f.send_seconds, s.send_seconds);
         if (c.mode == Mode::kBulk) {
-            f.measured_bytes += s.server.bytes - std::min(s.server.bytes, s.omit_done_bytes);
+            const uint64_t b = s.server.bytes - std::min(s.server.bytes, s.omit_done_bytes);
+            f.measured_bytes += b;
+            (s.reverse ? f.rev_bytes : f.fwd_bytes) += b;
             f.measured_msgs += s.server.msgs - std::min(s.server.msgs, s.omit_done_msgs);
         } else {
             f.measured_bytes += s.sent_bytes + s.resp_bytes - s.omit_sent_bytes - s.omit_done_bytes;
@@ -724,6 +807,15 @@ Figures Compute(const Config& c, const RunResult& r) {
         }
     }
     f.goodput_mbps = Mbps(f.measured_bytes, r.seconds);
+    for (const auto& s : r.load) {
+        f.load_bytes += s.server.bytes;
+        f.load_seconds = std::max(f.load_seconds, s.seconds);
+        f.load_counts_ok &= s.server.msgs == s.sent_msgs && s.server.bytes == s.sent_bytes;
+    }
+    f.load_mbps = Mbps(f.load_bytes, f.load_seconds);
+    f.counts_ok &= f.load_counts_ok;
+    f.fwd_mbps = Mbps(f.fwd_bytes, r.seconds);
+    f.rev_mbps = Mbps(f.rev_bytes, r.seconds);
     const double per_s = r.seconds > 0 ? double(f.measured_msgs) / r.seconds : 0.0;
     if (c.mode == Mode::kBulk) {
         f.msgs_per_s = per_s;
@@ -762,6 +854,20 @@ void WriteResult(JsonWriter& w, const Config& c, const RunResult& r, const Figur
     w.Field("server_msgs", f.server_msgs).Field("server_bytes", f.server_bytes);
     w.Field("measured_bytes", f.measured_bytes);
     w.Field("goodput_mbps", f.goodput_mbps);
+    if (c.load) {
+        w.Key("load").BeginObject();
+        w.Field("connections", static_cast<uint64_t>(r.load.size()));
+        w.Field("size", 65536u).Field("bytes", f.load_bytes).Field("seconds", f.load_seconds);
+        w.Field("goodput_mbps", f.load_mbps).Field("counts_ok", f.load_counts_ok);
+        w.EndObject();
+    }
+    if (c.bidir) {
+        // goodput_mbps is both directions together, as iperf3's sums.
+        w.Key("bidir").BeginObject();
+        w.Field("client_to_server_mbps", f.fwd_mbps).Field("server_to_client_mbps", f.rev_mbps);
+        w.Field("client_to_server_bytes", f.fwd_bytes).Field("server_to_client_bytes", f.rev_bytes);
+        w.EndObject();
+    }
     if (c.mode == Mode::kBulk) {
         w.Field("msgs_per_s", f.msgs_per_s);
     } else {
@@ -783,6 +889,7 @@ void WriteResult(JsonWriter& w, const Config& c, const RunResult& r, const Figur
             w.BeginObject()
                 .Field("peer", s.peer)
                 .Field("bind", s.bind)
+                .Field("direction", s.reverse ? "server_to_client" : "client_to_server")
                 .Field("server_msgs", s.server.msgs)
                 .Field("server_bytes", s.server.bytes)
                 .Field("seconds", secs)
@@ -816,6 +923,14 @@ std::string TextLine(const Config& c, const RunResult& r, const Figures& f) {
                       "%s bulk%s: %llu msgs of %u bytes in %.3f s: %.3f Mbit/s (%.0f msgs/s)\n",
                       t.c_str(), conns.c_str(), static_cast<unsigned long long>(f.measured_msgs),
                       c.size, r.seconds, f.goodput_mbps, f.msgs_per_s);
+        if (c.bidir) {
+            std::string text = line;
+            std::snprintf(line, sizeof(line),
+                          "  client->server %.3f Mbit/s, server->client %.3f Mbit/s\n", f.fwd_mbps,
+                          f.rev_mbps);
+            text += line;
+            std::snprintf(line, sizeof(line), "%s", text.c_str());
+        }
     } else {
         std::snprintf(line, sizeof(line),
                       "%s %s%s: %llu round trips (%u/%u bytes, %u in flight) in %.3f s, %.0f/s; "
@@ -826,6 +941,12 @@ std::string TextLine(const Config& c, const RunResult& r, const Figures& f) {
                       f.lat.p999_us, f.lat.max_us);
     }
     std::string text = line;
+    if (c.load) {
+        std::snprintf(line, sizeof(line),
+                      "  under load: %zu bulk connection(s) beside it moved %.3f Mbit/s\n",
+                      r.load.size(), f.load_mbps);
+        text += line;
+    }
     const CpuUsage& u = r.cpu;
     if (u.valid) {
         std::snprintf(line, sizeof(line),

@@ -185,6 +185,40 @@ TEST_F(Loopback, ReverseBulkServerSendsClientCounts) {
     EXPECT_EQ(sv->Path("result.msgs")->ToText(), "300");
 }
 
+// --bidir: -P connections each way at once, both counted and reported apart.
+TEST_F(Loopback, BidirBothDirectionsAtOnce) {
+    JsonValue v = RunJson({"bulk", "--bidir", "-P", "2", "-k", "200", "-l", "8k", "--window", "8"});
+    EXPECT_TRUE(v.Path("ok")->boolean);
+    EXPECT_TRUE(v.Path("params.bidir")->boolean);
+    EXPECT_EQ(v.Path("result.connections")->ToText(), "4");
+    // 2 x 200 messages of 8 KiB each way, every one counted by its receiver.
+    EXPECT_EQ(v.Path("result.server_msgs")->ToText(), "800");
+    EXPECT_EQ(v.Path("result.bidir.client_to_server_bytes")->ToText(), "3276800");
+    EXPECT_EQ(v.Path("result.bidir.server_to_client_bytes")->ToText(), "3276800");
+    const double fwd = v.Path("result.bidir.client_to_server_mbps")->number;
+    const double rev = v.Path("result.bidir.server_to_client_mbps")->number;
+    EXPECT_GT(fwd, 0);
+    EXPECT_GT(rev, 0);
+    EXPECT_NEAR(v.Path("result.goodput_mbps")->number, fwd + rev, 1e-6 * (fwd + rev) + 1e-9);
+    EXPECT_EQ(v.Path("streams.0.direction")->text, "client_to_server");
+    EXPECT_EQ(v.Path("streams.3.direction")->text, "server_to_client");
+    EXPECT_EQ(v.Path("streams.2.peer")->text, v.Path("streams.0.peer")->text);
+}
+
+// --load: the latency test beside bulk connections to the same server.
+TEST_F(Loopback, PingpongUnderLoad) {
+    JsonValue v = RunJson({"pingpong", "-k", "200", "--load", "2"});
+    EXPECT_TRUE(v.Path("ok")->boolean);
+    EXPECT_EQ(v.Path("result.round_trips")->ToText(), "200");
+    EXPECT_EQ(v.Path("result.load.connections")->ToText(), "2");
+    EXPECT_GT(v.Path("result.load.bytes")->number, 65536 * 2);
+    EXPECT_GT(v.Path("result.load.goodput_mbps")->number, 0);
+    EXPECT_TRUE(v.Path("result.load.counts_ok")->boolean);
+    EXPECT_FALSE(v.Path("result.bidir"));
+    JsonValue plain = RunJson({"pingpong", "-k", "50"});
+    EXPECT_FALSE(plain.Path("result.load"));
+}
+
 TEST_F(Loopback, ReverseBulkByTime) {
     JsonValue v = RunJson({"bulk", "-R", "-t", "300ms", "-l", "64k", "--window", "4"});
     EXPECT_TRUE(v.Path("ok")->boolean);

@@ -142,6 +142,22 @@ TEST(Options, Iperf3Letters) {
     EXPECT_NE(P({"bulk", "-c", "::1", "-i", "0.0001"}).error, "");
 }
 
+TEST(Options, Load) {
+    EXPECT_EQ(P({"pingpong", "-c", "::1", "--load", "2"}).cfg.load, 2u);
+    EXPECT_EQ(P({"rpc", "-c", "::1", "--load", "1"}).cfg.load, 1u);
+    EXPECT_NE(P({"bulk", "-c", "::1", "--load", "1"}).error, "");
+    EXPECT_NE(P({"pingpong", "-c", "::1", "--load", "0"}).error, "");
+}
+
+TEST(Options, Bidir) {
+    auto r = P({"bulk", "-c", "::1", "--bidir", "-P", "3"});
+    ASSERT_EQ(r.error, "");
+    EXPECT_TRUE(r.cfg.bidir);
+    EXPECT_EQ(r.cfg.parallel, 3u);
+    EXPECT_NE(P({"bulk", "-c", "::1", "--bidir", "-R"}).error, "");
+    EXPECT_NE(P({"pingpong", "-c", "::1", "--bidir"}).error, "");
+}
+
 TEST(Options, Server) {
     auto r = P({"server", "--transport", "tcp", "-p", "9000", "--once", "-q", "-B", "::"});
     ASSERT_EQ(r.error, "");
