@@ -337,24 +337,26 @@ static int check_len(socklen_t len)
 	return 0;
 }
 
-int mrc_local_addr(int fd, struct sockaddr_mrc *sa)
+/* getsockname() or getpeername() into @sa, which must be AF_MRC's size. */
+static int name_of(int fd, struct sockaddr_mrc *sa,
+		   int (*get)(int, struct sockaddr *, socklen_t *))
 {
 	socklen_t len = sizeof(*sa);
 
 	memset(sa, 0, sizeof(*sa));
-	if (getsockname(fd, (struct sockaddr *)sa, &len))
+	if (get(fd, (struct sockaddr *)sa, &len))
 		return -1;
 	return check_len(len);
 }
 
+int mrc_local_addr(int fd, struct sockaddr_mrc *sa)
+{
+	return name_of(fd, sa, getsockname);
+}
+
 int mrc_peer_addr(int fd, struct sockaddr_mrc *sa)
 {
-	socklen_t len = sizeof(*sa);
-
-	memset(sa, 0, sizeof(*sa));
-	if (getpeername(fd, (struct sockaddr *)sa, &len))
-		return -1;
-	return check_len(len);
+	return name_of(fd, sa, getpeername);
 }
 
 int mrc_get_info(int fd, struct mrc_info *mi)

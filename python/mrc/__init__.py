@@ -171,13 +171,13 @@ def _to_sockaddr(address):
     if not 0 <= port <= 0xffff:
         raise OverflowError("port must be 0-65535.")
     sa = _SockaddrMrc()
-    for text in (host, None):
-        if text is None:
-            text = _resolve(host)
-        if _lib.mrc_addr_parse(("[%s]" % text).encode(), port, ctypes.byref(sa)) == 0:
-            break
+    if _lib.mrc_addr_parse(("[%s]" % host).encode(), port, ctypes.byref(sa)):
         err = ctypes.get_errno()
-        if err != _errno.EINVAL or text != host:
+        if err != _errno.EINVAL:
+            raise OSError(err, "%s: %r" % (_os.strerror(err), host))
+        # Not an address: a name, then, through getaddrinfo().
+        if _lib.mrc_addr_parse(("[%s]" % _resolve(host)).encode(), port, ctypes.byref(sa)):
+            err = ctypes.get_errno()
             raise OSError(err, "%s: %r" % (_os.strerror(err), host))
     if len(address) == 4:
         if address[2]:
@@ -324,18 +324,23 @@ class socket(_socket.socket):
         return out
 
 
+def _set_options(s, plane_mask, ev_set_size, profiles):
+    # The options that must be set before connect() or listen().
+    if plane_mask:
+        s.set_plane_mask(plane_mask)
+    if ev_set_size:
+        s.set_ev_set_size(ev_set_size)
+    if profiles:
+        s.set_profiles(*profiles)
+
+
 def create_connection(address, timeout=None, source_address=None, *,
                       plane_mask=0, ev_set_size=0, profiles=None):
     """Connect to ``address`` and return the socket (socket.create_connection's
     shape, with the MRC options that must be set before connecting)."""
     s = socket()
     try:
-        if plane_mask:
-            s.set_plane_mask(plane_mask)
-        if ev_set_size:
-            s.set_ev_set_size(ev_set_size)
-        if profiles:
-            s.set_profiles(*profiles)
+        _set_options(s, plane_mask, ev_set_size, profiles)
         if timeout is not None:
             s.settimeout(timeout)
         if source_address:
@@ -353,12 +358,7 @@ def create_server(address, *, backlog=None, plane_mask=0, ev_set_size=0,
     the options are inherited by the accepted connections."""
     s = socket()
     try:
-        if plane_mask:
-            s.set_plane_mask(plane_mask)
-        if ev_set_size:
-            s.set_ev_set_size(ev_set_size)
-        if profiles:
-            s.set_profiles(*profiles)
+        _set_options(s, plane_mask, ev_set_size, profiles)
         s.bind(address)
         s.listen(backlog if backlog is not None else 128)
         return s

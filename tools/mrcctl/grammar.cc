@@ -209,7 +209,7 @@ struct VerbName {
 };
 
 // Order decides abbreviations: "s" is show (not set), "d" del, "r" replace.
-constexpr std::array<VerbName, 10> kVerbs = {{
+constexpr std::array<VerbName, 9> kVerbs = {{
     {"show", Verb::kShow, false, false},
     {"list", Verb::kShow, false, false},
     {"add", Verb::kAdd, false, false},
@@ -218,13 +218,10 @@ constexpr std::array<VerbName, 10> kVerbs = {{
     {"set", Verb::kSet, false, true},
     {"get", Verb::kGet, true, false},
     {"replace", Verb::kAdd, true, false},
-    {"help", Verb::kNone, false, false},
     {"flush", Verb::kFlush, false, false},
 }};
 
-std::string ObjectWord(Object o);
-
-// The verb after an object; "help" turns the command into that object's help.
+// The verb after an object ("OBJECT help" is taken before, in Parse()).
 Verb ParseVerb(Args& a, Command& c) {
     if (a.Done()) return Verb::kShow;  // "mrcctl plane" lists, like ip
     const std::string& w = a.Next();
@@ -233,10 +230,6 @@ Verb ParseVerb(Args& a, Command& c) {
     for (const VerbName& v : kVerbs) {
         if ((v.route_only && !route) || (v.not_route && route) || !Matches(w, v.name)) continue;
         if (v.name == "replace") c.route.replace = true;
-        if (v.name == "help") {
-            c.help_topic = ObjectWord(c.object);
-            c.object = Object::kHelp;
-        }
         return v.verb;
     }
     Unknown("command", w);
@@ -501,10 +494,16 @@ Command Parse(const std::vector<std::string>& argv) {
     std::optional<Object> o = ObjectFromWord(obj);
     if (!o) Unknown("object", obj);
     c.object = *o;
+    // "OBJECT help": that object's usage, as "help OBJECT".
+    if (c.object != Object::kHelp && !a.Done() && Matches(a.Peek(), "help")) {
+        a.Next();
+        c.help_topic = ObjectWord(c.object);
+        c.object = Object::kHelp;
+    }
     switch (c.object) {
         case Object::kHelp:
             // "mrcctl help [OBJECT]"
-            if (!a.Done()) {
+            if (c.help_topic.empty() && !a.Done()) {
                 std::optional<Object> t = ObjectFromWord(a.Peek());
                 if (!t || *t == Object::kHelp) Unknown("object", a.Peek());
                 a.Next();
@@ -513,31 +512,21 @@ Command Parse(const std::vector<std::string>& argv) {
             break;
         case Object::kPlane:
             c.verb = ParseVerb(a, c);
-            if (c.object != Object::kHelp && c.verb != Verb::kFlush) ParsePlane(a, c);
+            if (c.verb != Verb::kFlush) ParsePlane(a, c);
             break;
         case Object::kRoute:
             c.verb = ParseVerb(a, c);
-            if (c.object != Object::kHelp && c.verb != Verb::kFlush) ParseRoute(a, c);
+            if (c.verb != Verb::kFlush) ParseRoute(a, c);
             break;
         case Object::kProfile:
             c.verb = ParseVerb(a, c);
-            if (c.object != Object::kHelp && c.verb != Verb::kFlush) ParseProfile(a, c);
+            if (c.verb != Verb::kFlush) ParseProfile(a, c);
             break;
         case Object::kStats:
-            if (!a.Done() && Matches(a.Peek(), "show"))
-                a.Next();
-            else if (!a.Done() && Matches(a.Peek(), "help")) {
-                a.Next();
-                c.help_topic = ObjectWord(c.object);
-                c.object = Object::kHelp;
-            }
+            if (!a.Done() && Matches(a.Peek(), "show")) a.Next();
             break;
         case Object::kMonitor:
-            if (!a.Done() && Matches(a.Peek(), "help")) {
-                a.Next();
-                c.help_topic = ObjectWord(c.object);
-                c.object = Object::kHelp;
-            } else if (!a.Done() && Matches(a.Peek(), "all")) {
+            if (!a.Done() && Matches(a.Peek(), "all")) {
                 a.Next();
             } else if (!a.Done()) {
                 // "monitor plane|route|conn" (path: conn's path-change too)
@@ -550,21 +539,10 @@ Command Parse(const std::vector<std::string>& argv) {
             }
             break;
         case Object::kSave:
-            if (!a.Done() && Matches(a.Peek(), "help")) {
-                a.Next();
-                c.help_topic = ObjectWord(c.object);
-                c.object = Object::kHelp;
-            }
             break;
         case Object::kConn:
         case Object::kPath:
             c.verb = Verb::kShow;
-            if (!a.Done() && Matches(a.Peek(), "help")) {
-                a.Next();
-                c.help_topic = ObjectWord(c.object);
-                c.object = Object::kHelp;
-                break;
-            }
             if (!a.Done() && Matches(a.Peek(), "show")) a.Next();
             while (!a.Done()) {
                 const std::string& w = a.Next();

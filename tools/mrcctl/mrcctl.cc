@@ -457,19 +457,15 @@ void PutProfileArgs(nl::Request& req, const ProfileArgs& p) {
     }
 }
 
-// -p of the command being run: indented JSON for show and stats (monitor
-// keeps one event per line).
-bool g_pretty = false;
-
 // Show commands: collect, then print text lines or one JSON array.
 template <typename T, typename Decode, typename Text, typename Json>
-void Show(nl::Client& cl, const nl::Request& req, bool json, Decode decode, Text text,
+void Show(nl::Client& cl, const nl::Request& req, const Command& c, Decode decode, Text text,
           Json to_json) {
     std::vector<T> objs;
     cl.Run(req, [&](nlmsghdr* nlh) { objs.push_back(decode(nlh)); });
-    if (json) {
+    if (c.json) {
         JsonWriter j(std::cout);
-        j.Pretty(g_pretty);
+        j.Pretty(c.pretty);  // -p; monitor keeps one event per line
         j.BeginArray();
         for (const auto& o : objs) to_json(j, o);
         j.EndArray();
@@ -684,7 +680,6 @@ int Execute(const Command& c) {
     nl::Client cl;
     const int fam = cl.family();
     const bool show = c.verb == Verb::kShow;
-    g_pretty = c.pretty;
     if (c.verb == Verb::kFlush) {
         Flush(cl, fam, c.object);
         return kExitOk;
@@ -698,7 +693,7 @@ int Execute(const Command& c) {
             nl::Request req(fam, kCmd[static_cast<int>(c.verb)], dump);
             PutPlaneArgs(req, c.plane);
             if (show)
-                Show<Plane>(cl, req, c.json, DecodePlane, PrintPlane, JsonPlane);
+                Show<Plane>(cl, req, c, DecodePlane, PrintPlane, JsonPlane);
             else
                 cl.Run(req, nullptr);
             break;
@@ -711,7 +706,7 @@ int Execute(const Command& c) {
             nl::Request req(fam, cmd, dump);
             if (!dump) PutRouteArgs(req, c.route);
             if (show || c.verb == Verb::kGet)
-                Show<Route>(cl, req, c.json, DecodeRoute, PrintRoute, JsonRoute);
+                Show<Route>(cl, req, c, DecodeRoute, PrintRoute, JsonRoute);
             else
                 cl.Run(req, nullptr);
             break;
@@ -724,7 +719,7 @@ int Execute(const Command& c) {
             nl::Request req(fam, kCmd[static_cast<int>(c.verb)], dump);
             if (!dump) PutProfileArgs(req, c.profile);
             if (show)
-                Show<Profile>(cl, req, c.json, DecodeProfile, PrintProfile, JsonProfile);
+                Show<Profile>(cl, req, c, DecodeProfile, PrintProfile, JsonProfile);
             else
                 cl.Run(req, nullptr);
             break;
@@ -735,7 +730,7 @@ int Execute(const Command& c) {
             cl.Run(req, [&](nlmsghdr* nlh) { st = DecodeStats(nlh); });
             if (c.json) {
                 JsonWriter j(std::cout);
-                j.Pretty(g_pretty);
+                j.Pretty(c.pretty);
                 JsonStats(j, st);
                 std::cout << '\n';
             } else {
@@ -752,7 +747,7 @@ int Execute(const Command& c) {
             const bool paths = c.object == Object::kPath;
             if (c.json) {
                 JsonWriter j(std::cout);
-                j.Pretty(g_pretty);
+                j.Pretty(c.pretty);
                 j.BeginArray();
                 for (const auto& o : conns) JsonConn(j, o, paths);
                 j.EndArray();

@@ -923,14 +923,6 @@ std::string TextLine(const Config& c, const RunResult& r, const Figures& f) {
                       "%s bulk%s: %llu msgs of %u bytes in %.3f s: %.3f Mbit/s (%.0f msgs/s)\n",
                       t.c_str(), conns.c_str(), static_cast<unsigned long long>(f.measured_msgs),
                       c.size, r.seconds, f.goodput_mbps, f.msgs_per_s);
-        if (c.bidir) {
-            std::string text = line;
-            std::snprintf(line, sizeof(line),
-                          "  client->server %.3f Mbit/s, server->client %.3f Mbit/s\n", f.fwd_mbps,
-                          f.rev_mbps);
-            text += line;
-            std::snprintf(line, sizeof(line), "%s", text.c_str());
-        }
     } else {
         std::snprintf(line, sizeof(line),
                       "%s %s%s: %llu round trips (%u/%u bytes, %u in flight) in %.3f s, %.0f/s; "
@@ -941,6 +933,12 @@ std::string TextLine(const Config& c, const RunResult& r, const Figures& f) {
                       f.lat.p999_us, f.lat.max_us);
     }
     std::string text = line;
+    if (c.bidir) {
+        std::snprintf(line, sizeof(line),
+                      "  client->server %.3f Mbit/s, server->client %.3f Mbit/s\n", f.fwd_mbps,
+                      f.rev_mbps);
+        text += line;
+    }
     if (c.load) {
         std::snprintf(line, sizeof(line),
                       "  under load: %zu bulk connection(s) beside it moved %.3f Mbit/s\n",

@@ -112,36 +112,41 @@ uint64_t HistTotal(std::span<const uint64_t> h) {
     return t;
 }
 
-double HistQuantile(std::span<const uint64_t> h, double q) {
-    const uint64_t total = HistTotal(h);
-    if (!total) return 0;
-    q = std::clamp(q, 0.0, 1.0);
-    const double rank = q * static_cast<double>(total);
-    double seen = 0;
-    for (size_t b = 0; b < h.size(); b++) {
-        if (!h[b]) continue;
-        if (seen + h[b] >= rank) {
-            const double lo = HistBucketLow(static_cast<int>(b));
-            const double hi = HistBucketHigh(static_cast<int>(b));
-            const double f = (rank - seen) / static_cast<double>(h[b]);
-            return lo + f * (hi - lo);
-        }
-        seen += h[b];
-    }
-    return HistBucketHigh(static_cast<int>(h.size()) - 1);
-}
+namespace {
 
-int HistQuantileBucket(std::span<const uint64_t> h, double q) {
+// Where quantile q falls: its log2 bucket and how far into it (0..1) the
+// rank goes. Bucket -1 for an empty histogram.
+struct QuantilePos {
+    int bucket;
+    double frac;
+};
+
+QuantilePos LocateQuantile(std::span<const uint64_t> h, double q) {
     const uint64_t total = HistTotal(h);
-    if (!total) return -1;
+    if (!total) return {-1, 0};
     const double rank = std::clamp(q, 0.0, 1.0) * static_cast<double>(total);
     double seen = 0;
     for (size_t b = 0; b < h.size(); b++) {
         if (!h[b]) continue;
-        if (seen + h[b] >= rank) return static_cast<int>(b);
+        if (seen + h[b] >= rank)
+            return {static_cast<int>(b), (rank - seen) / static_cast<double>(h[b])};
         seen += h[b];
     }
-    return static_cast<int>(h.size()) - 1;
+    return {static_cast<int>(h.size()) - 1, 1.0};
+}
+
+}  // namespace
+
+double HistQuantile(std::span<const uint64_t> h, double q) {
+    const QuantilePos p = LocateQuantile(h, q);
+    if (p.bucket < 0) return 0;
+    const double lo = HistBucketLow(p.bucket);
+    const double hi = HistBucketHigh(p.bucket);
+    return lo + p.frac * (hi - lo);
+}
+
+int HistQuantileBucket(std::span<const uint64_t> h, double q) {
+    return LocateQuantile(h, q).bucket;
 }
 
 std::string HistQuantileText(std::span<const uint64_t> h, double q) {
