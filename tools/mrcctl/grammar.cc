@@ -35,7 +35,7 @@ constexpr std::string_view kUsage =
     "  mrcctl path show [qpn QPN]\n"
     "  mrcctl stats\n"
     "  mrcctl save                      (the configuration as a -b batch file)\n"
-    "  mrcctl [-t] monitor [all | plane | route | conn]\n"
+    "  mrcctl monitor [all | plane | route | conn]\n"
     "  mrcctl help [OBJECT]            (or: mrcctl OBJECT help)\n"
     "Options: -j, --json  JSON output;  -p, --pretty  indented JSON;  -t, --timestamp\n"
     "  monitor: time of each event;  -n, --netns NETNS  act in a named namespace;\n"

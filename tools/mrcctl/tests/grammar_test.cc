@@ -226,6 +226,9 @@ TEST(Grammar, PerObjectHelp) {
     EXPECT_EQ(u.find("mrcctl plane"), std::string::npos);
     EXPECT_EQ(u.find("mrcctl profile"), std::string::npos);
     EXPECT_EQ(UsageText("path").find("conn show"), std::string::npos);
+    // Every object's help has its own lines.
+    for (const char* o : {"plane", "route", "profile", "conn", "path", "stats", "save", "monitor"})
+        EXPECT_NE(UsageText(o).find(std::string("\n  mrcctl ") + o), std::string::npos) << o;
     EXPECT_EQ(UsageText(""), std::string(UsageText()));
 }
 
