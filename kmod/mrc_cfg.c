@@ -666,6 +666,7 @@ void mrc_cfg_profile_defaults(struct mrc_cfg_profile *p, u32 id)
 	memset(p, 0, sizeof(*p));
 	p->id = id;
 	p->ev_count = MRC_EV_COUNT_DEFAULT;
+	p->ev_burst = MRC_EV_BURST_DEFAULT;
 	p->cc_algo = MRC_CC_ALGO_NSCC;
 	p->cc_target_delay_pm = 750;
 	p->cc_gamma_pm = 800;

@@ -117,6 +117,7 @@ struct mrc_cfg_profile {
 	u32 ev_count;
 	u32 ev_active_per_plane;
 	u32 ev_min_active;
+	u32 ev_burst;
 	u32 cc_algo;
 	u32 cc_target_delay_pm;
 	u32 cc_gamma_pm;

@@ -321,6 +321,12 @@ int mrc_conn_start(struct mrc_sock *ms, u64 now)
 	ms->rxm = kcalloc(MRC_K_MSGS, sizeof(*ms->rxm), GFP_ATOMIC);
 	if (!ms->txm || !ms->rxm)
 		goto nomem;
+	/* No room for flowcells: per-packet spraying still works. */
+	if (ms->tx_burst > 1)
+		ms->txd = kmalloc_array(ms->tx_burst, sizeof(*ms->txd),
+					GFP_ATOMIC | __GFP_NOWARN);
+	if (!ms->txd)
+		ms->tx_burst = 1;
 	ms->tx_cap = MRC_K_MSGS;
 	ms->rx_cap = MRC_K_MSGS;
 	if (!ms->dst_ok) {
@@ -339,8 +345,10 @@ int mrc_conn_start(struct mrc_sock *ms, u64 now)
 nomem:
 	kfree(ms->txm);
 	kfree(ms->rxm);
+	kfree(ms->txd);
 	ms->txm = NULL;
 	ms->rxm = NULL;
+	ms->txd = NULL;
 	return -ENOMEM;
 }
 
@@ -385,28 +393,54 @@ static void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep)
 		ep->conn.status = ms->abort ? MRC_EP_ST_ABORT : MRC_EP_ST_RESET;
 }
 
-/* Build every packet the engine has to send now into @q; lock held. */
+/* One skb per packet of a burst (per-packet spraying, or no memory). */
+static void mrc_conn_build_each(struct mrc_sock *ms,
+				const struct mrc_tx_desc *d, u32 n,
+				const struct mrc_msgbuf *mb,
+				struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		skb = mrc_build_pkt(ms, &d[i].pkt, d[i].ev, mb, d[i].msg_offset);
+		if (skb)
+			__skb_queue_tail(q, skb);
+	}
+}
+
+/*
+ * Build every packet the engine has to send now into @q; lock held. A
+ * flowcell (mrc_conn_poll_tx_burst()) becomes one UDP GSO skb.
+ */
 static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 			      struct sk_buff_head *q)
 {
 	struct mrc_conn *conn = ms->conn;
 	struct mrc_trace_ids ids;
+	struct mrc_tx_desc one, *d;
 	struct mrc_msgbuf *mb;
-	struct mrc_tx_desc d;
 	struct sk_buff *skb;
+	u32 max, i;
+	int n;
 
+	d = ms->txd ?: &one;
+	max = ms->txd ? ms->tx_burst : 1;
 	mrc_conn_ids(ms, &ids);
-	while (mrc_conn_poll_tx(conn, now, &d) == MRC_OK) {
-		mrc_tel_tx(&ids, &d);
+	while ((n = mrc_conn_poll_tx_burst(conn, now, d, max)) > 0) {
+		for (i = 0; i < n; i++)
+			mrc_tel_tx(&ids, &d[i]);
 		mb = NULL;
-		if (d.kind == MRC_TX_DATA) {
-			mb = (struct mrc_msgbuf *)(uintptr_t)d.cookie;
+		if (d->kind == MRC_TX_DATA) {
+			mb = (struct mrc_msgbuf *)(uintptr_t)d->cookie;
 			if (!mb)
 				continue;
 		}
-		skb = mrc_build_pkt(ms, &d.pkt, d.ev, mb, d.msg_offset);
+		skb = n > 1 ? mrc_build_burst(ms, d, n, mb) : NULL;
 		if (skb)
 			__skb_queue_tail(q, skb);
+		else
+			mrc_conn_build_each(ms, d, n, mb, q);
 	}
 }
 
@@ -553,8 +587,10 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 	mrc_free_msgs(ms);
 	kfree(ms->txm);
 	kfree(ms->rxm);
+	kfree(ms->txd);
 	ms->txm = NULL;
 	ms->rxm = NULL;
+	ms->txd = NULL;
 	spin_unlock_bh(&ms->lock);
 	mrc_conn_unhash(mn, ms);
 	hrtimer_cancel(&ms->timer);
@@ -1129,8 +1165,8 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 			mrc_net_count(mn, MRC_CNT_RX_PROTO);
 			break;
 		}
-		mrc_mb_write(mb, (u32)pkt->reth.va, pkt->payload,
-			     pkt->payload_len);
+		mrc_mb_write_skb(mb, (u32)pkt->reth.va, skb,
+				 pkt->payload - skb->data, pkt->payload_len);
 		break;
 	case MRC_RX_CONSUMED:
 		if (data)

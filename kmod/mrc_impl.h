@@ -369,7 +369,8 @@ struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp);
 void mrc_mb_free(struct mrc_msgbuf *mb);
 u32 mrc_mb_truesize(u32 len);
 int mrc_mb_fill(struct mrc_msgbuf *mb, u32 off, u32 len, gfp_t gfp);
-void mrc_mb_write(struct mrc_msgbuf *mb, u32 off, const void *src, u32 len);
+void mrc_mb_write_skb(struct mrc_msgbuf *mb, u32 off,
+		      const struct sk_buff *skb, int soff, u32 len);
 void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len);
 int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from);
 int mrc_mb_to_iter(const struct mrc_msgbuf *mb, u32 len, struct iov_iter *to);
@@ -516,6 +517,11 @@ struct mrc_mp {
  * @parent:     child: the listener, while queued
  * @opts:       SOL_MRC options
  * @cc_algo:    enum mrc_cc_algo the engine runs (from the CC profile)
+ * @tx_burst:   longest flowcell the transmit path asks the engine for
+ *              (EV profile burst, capped by the 64 KiB of one
+ *              segmentation-offload datagram); written at set-up
+ * @txd:        @tx_burst transmit descriptors (connection lock), NULL
+ *              when @tx_burst is 1
  * @destroy_work: tears a lingering (closed) connection down
  * @plane_pkts: packets sent per plane
  * @plane_bytes: bytes (MRC packet, BTH to ICRC) sent per plane
@@ -595,6 +601,8 @@ struct mrc_sock {
 	struct sock *parent;
 	struct mrc_sock_opts opts;
 	u8 cc_algo;
+	u8 tx_burst;
+	struct mrc_tx_desc *txd;
 	struct work_struct destroy_work;
 	u64 plane_pkts[MRC_INFO_PLANES];
 	u64 plane_bytes[MRC_INFO_PLANES];
@@ -624,6 +632,7 @@ void mrc_mem_release(struct sock *sk);
 
 struct mrc_net *mrc_net(const struct net *net);
 void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c);
+void mrc_net_add(struct mrc_net *mn, enum mrc_net_counter c, u32 n);
 int mrc_net_init_module(void);
 void mrc_net_exit_module(void);
 
@@ -640,6 +649,10 @@ int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
 	      struct flowi6 *fl6, struct dst_entry **dstp);
 struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 			      u32 ev, const struct mrc_msgbuf *mb, u32 off);
+u32 mrc_burst_max(u32 mtu, u32 burst);
+struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
+				const struct mrc_tx_desc *d, u32 n,
+				const struct mrc_msgbuf *mb);
 void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 		    struct sk_buff_head *q);
 bool mrc_profile_exists(const struct net *net, u32 id);

@@ -119,14 +119,19 @@ int mrc_mb_fill(struct mrc_msgbuf *mb, u32 off, u32 len, gfp_t gfp)
 }
 
 /**
- * mrc_mb_write() - copy bytes into a buffer whose pages exist
+ * mrc_mb_write_skb() - copy bytes of an skb into a buffer whose pages exist
  * @mb: buffer
  * @off: destination offset
- * @src: bytes
+ * @skb: source, linear or not
+ * @soff: offset of the bytes in @skb (from skb->data)
  * @len: how many; [@off, @off + @len) must lie within @mb->len (checked:
  *       nothing is written otherwise)
+ *
+ * The receive path's only copy of a payload: from the frags (or linear
+ * part) it arrived in straight into the message's pages.
  */
-void mrc_mb_write(struct mrc_msgbuf *mb, u32 off, const void *src, u32 len)
+void mrc_mb_write_skb(struct mrc_msgbuf *mb, u32 off,
+		      const struct sk_buff *skb, int soff, u32 len)
 {
 	if (WARN_ON_ONCE((u64)off + len > mb->len))
 		return;
@@ -134,12 +139,18 @@ void mrc_mb_write(struct mrc_msgbuf *mb, u32 off, const void *src, u32 len)
 		u32 poff = off % PAGE_SIZE;
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);
 		struct page *pg = *mrc_mb_slot(mb, off / PAGE_SIZE);
+		void *va;
+		int err;
 
 		/* The caller filled the range: a hole is a bug, not a crash. */
 		if (WARN_ON_ONCE(!pg))
 			return;
-		memcpy_to_page(pg, poff, src, n);
-		src += n;
+		va = kmap_local_page(pg);
+		err = skb_copy_bits(skb, soff, va + poff, n);
+		kunmap_local(va);
+		if (err)
+			return;
+		soff += n;
 		off += n;
 		len -= n;
 	}

@@ -85,6 +85,17 @@ void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c)
 	atomic64_inc(&mn->counters[c]);
 }
 
+/**
+ * mrc_net_add() - add @n to a namespace counter
+ * @mn: the namespace's state
+ * @c: the counter
+ * @n: how much
+ */
+void mrc_net_add(struct mrc_net *mn, enum mrc_net_counter c, u32 n)
+{
+	atomic64_add(n, &mn->counters[c]);
+}
+
 static int mrc_progress_min = MRC_PROGRESS_TIMEOUT_MS_MIN;
 static int mrc_progress_max = MRC_PROGRESS_TIMEOUT_MS_MAX;
 static int mrc_port_min = 1;

@@ -79,8 +79,8 @@ void mrc_profile_read(const struct mrc_sock *ms, struct mrc_conn_profiles *pr)
  * @cfg: engine configuration, planes and EV counts already filled
  *
  * The EV profile may lower the active EVs per plane and set the floor of
- * usable active EVs (0 keeps what the plane layout derived); the CC profile
- * picks the algorithm and its parameters.
+ * usable active EVs (0 keeps what the plane layout derived) and sets the
+ * flowcell length; the CC profile picks the algorithm and its parameters.
  */
 void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
 		       struct mrc_conn_cfg *cfg)
@@ -96,6 +96,8 @@ void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
 	if (p->ev_min_active)
 		cfg->ev_min_active = min(p->ev_min_active,
 					 cfg->ev_active_per_plane * cfg->n_planes);
+
+	ms->tx_burst = mrc_burst_max(ms->mtu, p->ev_burst);
 
 	p = &pr->cc;
 	cfg->cc_algo = p->cc_algo == MRC_CC_ALGO_FIXED ? MRC_CC_FIXED :

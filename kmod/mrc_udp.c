@@ -41,6 +41,7 @@
 #include <linux/udp.h>
 #include <net/addrconf.h>
 #include <net/inet_ecn.h>
+#include <linux/crc32.h>
 #include <linux/icmpv6.h>
 #include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
@@ -68,7 +69,21 @@ struct mrc_skb_cb {
 	bool hs;	/* endpoint (handshake) packet: the handshake plane */
 	bool data;
 	u8 tclass;	/* IPv6 traffic class, inner and outer */
+	u8 segs;	/* MRC packets in the skb: > 1 for a flowcell */
+	u16 seg_len;	/* flowcell: bytes of each MRC packet but the last */
 };
+
+/*
+ * A flowcell is one UDP datagram of at most this many MRC bytes: with the
+ * inner and outer IPv6 headers, an SRH of MRC_SEGS_MAX segments and UDP,
+ * it stays below the 64 KiB of an IPv6 payload length.
+ */
+#define MRC_BURST_BYTES		(60 * 1024)
+
+/* Bytes made linear on receive: every data header; a whole control packet. */
+#define MRC_RX_DATA_HDR_MAX	(MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + \
+				 MRC_RETH_LEN + MRC_IMM_LEN)
+#define MRC_RX_CTL_MAX		256
 
 /* Local drops reported to the engine at a time (an on-stack batch). */
 #define MRC_LOCAL_DROPS_MAX	32
@@ -245,17 +260,66 @@ static bool mrc_rx_exthdrs_ok(const struct sk_buff *skb,
  * encap_rcv of the namespace's UDP socket. Return 0: the skb is ours
  * (consumed or freed), never handed back to UDP.
  */
-/* The RoCEv2 ICRC over the IPv6 header in front of UDP, UDP and @data. */
+/*
+ * The ICRC's CRC-32 over page frags: __skb_checksum() with CRC arithmetic
+ * (as SCTP's CRC32c), a frag's CRC from zero combined with the running one.
+ */
+static __wsum mrc_crc_update(const void *p, int len, __wsum state)
+{
+	return (__force __wsum)crc32_le((__force u32)state, p, len);
+}
+
+static __wsum mrc_crc_combine(__wsum a, __wsum b, int offset, int len)
+{
+	return (__force __wsum)crc32_le_combine((__force u32)a, (__force u32)b,
+						len);
+}
+
+static const struct skb_checksum_ops mrc_crc_ops = {
+	.update = mrc_crc_update,
+	.combine = mrc_crc_combine,
+};
+
+/*
+ * The RoCEv2 ICRC over the IPv6 header in front of UDP, UDP and the @len
+ * MRC bytes at offset @off of @skb, linear or not.
+ */
 static bool mrc_rx_icrc_ok(const struct ipv6hdr *ip6, const struct udphdr *uh,
-			   const u8 *data, u32 len)
+			   const struct sk_buff *skb, int off, u32 len)
 {
 	struct mrc_icrc_ip6 ip;
+	__le32 crc;
+	u32 state;
 
 	memcpy(ip.saddr, &ip6->saddr, sizeof(ip.saddr));
 	memcpy(ip.daddr, &ip6->daddr, sizeof(ip.daddr));
 	ip.sport = ntohs(uh->source);
 	ip.dport = ntohs(uh->dest);
-	return mrc_pkt_icrc_ok(&ip, data, len);
+	if (off + len <= skb_headlen(skb))
+		return mrc_pkt_icrc_ok(&ip, skb->data + off, len);
+	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
+	    skb_copy_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc)))
+		return false;
+	/* The BTH is in the linear part (pulled for decoding). */
+	state = mrc_icrc_bth(mrc_icrc_seed(&ip, len), skb->data + off);
+	state = (__force u32)__skb_checksum(skb, off + MRC_BTH_LEN,
+					    len - MRC_BTH_LEN - MRC_ICRC_LEN,
+					    (__force __wsum)state, &mrc_crc_ops);
+	return ~state == le32_to_cpu(crc);
+}
+
+/* The pad bytes of a data packet whose payload is not linear are zero. */
+static bool mrc_rx_pad_ok(const struct sk_buff *skb, const struct mrc_pkt *pkt)
+{
+	u8 pad[3];
+	u32 n = pkt->bth.pad_cnt;
+
+	if (!n)
+		return true;
+	if (skb_copy_bits(skb, pkt->payload - skb->data + pkt->payload_len,
+			  pad, n))
+		return false;
+	return !memchr_inv(pad, 0, n);
 }
 
 static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
@@ -263,12 +327,12 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	struct net *net = sock_net(usk);
 	struct mrc_net *mn = mrc_net(net);
 	enum mrc_net_counter cnt;
-	u32 len, ev, flags = 0;
+	u32 len, ev, pull, dflags, flags = 0;
 	struct ipv6hdr *ip6;
 	struct udphdr *uh;
 	struct mrc_pkt pkt;
+	int err, off;
 	u8 *data;
-	int err;
 
 	mrc_net_count(mn, MRC_CNT_RX_PKTS);
 	if (skb->protocol != htons(ETH_P_IPV6)) {
@@ -294,25 +358,48 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		mrc_net_count(mn, cnt);
 		goto drop;
 	}
-	if (skb_linearize(skb)) {
-		mrc_net_count(mn, MRC_CNT_RX_NOMEM);
-		goto drop;
-	}
 	uh = udp_hdr(skb);
 	len = ntohs(uh->len);
-	if (len < sizeof(*uh) ||
-	    (u8 *)uh + len > skb_tail_pointer(skb)) {
+	off = (u8 *)(uh + 1) - skb->data;
+	if (len < sizeof(*uh) || off < 0 ||
+	    off + len - sizeof(*uh) > skb->len) {
 		mrc_net_count(mn, MRC_CNT_RX_TRUNC);
 		goto drop;
 	}
 	len -= sizeof(*uh);
-	data = (u8 *)(uh + 1);
+	/*
+	 * Only the headers are made linear: the payload of a segment of a
+	 * flowcell stays in the frags it arrived in, and is copied once,
+	 * into the message (mrc_conn_rcv()). Control packets are short and
+	 * read whole.
+	 */
+	if (!pskb_may_pull(skb, off + min_t(u32, len, MRC_BTH_LEN)))
+		goto nomem;
+	if (len && mrc_op_is_data(skb->data[off])) {
+		pull = MRC_RX_DATA_HDR_MAX;
+	} else if (len > MRC_RX_CTL_MAX) {
+		/* Longer than any control packet: what decoding would say. */
+		mrc_net_count(mn, mrc_wire_err_counter(MRC_WIRE_ELEN));
+		goto drop;
+	} else {
+		pull = len;
+	}
+	if (!pskb_may_pull(skb, off + min(len, pull)))
+		goto nomem;
+	uh = udp_hdr(skb);
+	data = skb->data + off;
+	dflags = MRC_DECODE_NO_ICRC;
+	if (off + len > skb_headlen(skb))
+		dflags |= MRC_DECODE_HDR_ONLY;
 	/*
 	 * Headers first, the ICRC (a pass over every byte) only for a packet
 	 * that a connection or the handshake will look at: junk sent to port
 	 * 4791 costs a header parse and a hash lookup, not a CRC.
 	 */
-	err = mrc_pkt_decode_flags(data, len, MRC_DECODE_NO_ICRC, &pkt);
+	err = mrc_pkt_decode_flags(data, len, dflags, &pkt);
+	if (!err && (dflags & MRC_DECODE_HDR_ONLY) &&
+	    mrc_op_is_data(pkt.bth.opcode) && !mrc_rx_pad_ok(skb, &pkt))
+		err = MRC_WIRE_EPAD;
 	if (err == MRC_WIRE_ETRUNC && len >= MRC_BTH_LEN &&
 	    mrc_op_is_data(data[0])) {
 		/* A switch cut the payload and kept the headers: a trim. */
@@ -332,7 +419,8 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		goto drop;
 	}
 	ip6 = ipv6_hdr(skb);
-	if (!(flags & MRC_RXF_TRIMMED) && !mrc_rx_icrc_ok(ip6, uh, data, len)) {
+	if (!(flags & MRC_RXF_TRIMMED) &&
+	    !mrc_rx_icrc_ok(ip6, uh, skb, off, len)) {
 		mrc_net_count(mn, MRC_CNT_RX_BAD_ICRC);
 		goto drop;
 	}
@@ -345,6 +433,8 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		mrc_conn_rcv(net, skb, &pkt, ev, flags);
 	consume_skb(skb);
 	return 0;
+nomem:
+	mrc_net_count(mn, MRC_CNT_RX_NOMEM);
 drop:
 	kfree_skb(skb);
 	return 0;
@@ -626,10 +716,126 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	 * packets stay Not-ECT, as TCP's pure ACKs do (RFC 3168).
 	 */
 	mrc_cb(skb)->tclass = mrc_op_is_data(pkt->bth.opcode) ? INET_ECN_ECT_0 : 0;
+	mrc_cb(skb)->segs = 1;
+	mrc_cb(skb)->seg_len = total;
 	return skb;
 err:
 	mrc_net_count(mn, MRC_CNT_TX_ERR);
 	return NULL;
+}
+
+/**
+ * mrc_burst_max() - the longest flowcell a connection asks for
+ * @mtu: payload bytes per data packet of the connection
+ * @burst: the EV profile's burst (0: MRC_EV_BURST_DEFAULT)
+ *
+ * Return: 1..MRC_EV_BURST_MAX packets whose datagram fits MRC_BURST_BYTES.
+ */
+u32 mrc_burst_max(u32 mtu, u32 burst)
+{
+	u32 seg = MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + MRC_RETH_LEN +
+		  MRC_IMM_LEN + mtu + 3 + MRC_ICRC_LEN;
+
+	burst = clamp_t(u32, burst ?: MRC_EV_BURST_DEFAULT, 1, MRC_EV_BURST_MAX);
+	return clamp_t(u32, MRC_BURST_BYTES / seg, 1, burst);
+}
+
+/* Copy @len bytes of message @mb at @moff into @skb's page frags at @off. */
+static void mrc_skb_put_msg(struct sk_buff *skb, u32 off,
+			    const struct mrc_msgbuf *mb, u32 moff, u32 len)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 i, fsz, in, n, start = skb_headlen(skb);
+
+	for (i = 0; i < sh->nr_frags && len; i++) {
+		const skb_frag_t *f = &sh->frags[i];
+
+		fsz = skb_frag_size(f);
+		if (off < start + fsz) {
+			in = off - start;
+			n = min(len, fsz - in);
+			/* Our own pages, GFP_ATOMIC: never highmem. */
+			mrc_mb_read(mb, moff, skb_frag_address(f) + in, n);
+			off += n;
+			moff += n;
+			len -= n;
+		}
+		start += fsz;
+	}
+}
+
+/**
+ * mrc_build_burst() - lay a flowcell out as one UDP GSO skb
+ * @ms: connection
+ * @d: the burst (mrc_conn_poll_tx_burst()): consecutive data packets of
+ *	message @mb on one EV, every one but the last of the same size
+ * @n: packets in it (2..MRC_EV_BURST_MAX)
+ * @mb: the message
+ *
+ * The MRC packets (headers, payload, pad, room for the ICRC) follow one
+ * another in page frags; mrc_xmit_one() puts the ICRCs in, one UDP header
+ * in front and marks the skb SKB_GSO_UDP_L4 with gso_size = one MRC
+ * packet, so the stack cuts it into one datagram per MRC packet as late
+ * as the device allows (veth forwards it whole between namespaces).
+ * Called with the connection lock held.
+ *
+ * Return: the skb, or NULL (no memory, or a descriptor that does not
+ * encode): the caller builds the packets one by one instead.
+ */
+struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
+				const struct mrc_tx_desc *d, u32 n,
+				const struct mrc_msgbuf *mb)
+{
+	static const u8 zero[3 + MRC_ICRC_LEN];
+	u8 hdr[MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + MRC_RETH_LEN +
+	       MRC_IMM_LEN];
+	u32 i, off, total = 0, seg = 0, plen, tail;
+	struct sk_buff *skb;
+	int hlen, err;
+
+	if (!mb || n < 2 || n > U8_MAX)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		plen = mrc_pkt_hdr_len(&d[i].pkt) + d[i].payload_len +
+		       d[i].pkt.bth.pad_cnt + MRC_ICRC_LEN;
+		if (!i)
+			seg = plen;
+		if (plen > seg || (plen < seg && i != n - 1) ||
+		    (u64)d[i].msg_offset + d[i].payload_len > mb->len)
+			return NULL;
+		total += plen;
+	}
+	if (total > MRC_BURST_BYTES)
+		return NULL;
+	skb = alloc_skb_with_frags(MRC_HEADROOM, total, PAGE_ALLOC_COSTLY_ORDER,
+				   &err, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, MRC_HEADROOM);
+	skb->len = total;
+	skb->data_len = total;
+	for (i = 0, off = 0; i < n; i++) {
+		hlen = mrc_pkt_encode_hdr(&d[i].pkt, hdr, sizeof(hdr));
+		if (hlen < 0) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		plen = d[i].payload_len;
+		tail = d[i].pkt.bth.pad_cnt + MRC_ICRC_LEN;
+		skb_store_bits(skb, off, hdr, hlen);
+		mrc_skb_put_msg(skb, off + hlen, mb, d[i].msg_offset, plen);
+		skb_store_bits(skb, off + hlen + plen, zero, tail);
+		off += hlen + plen + tail;
+	}
+	mrc_cb(skb)->ev = d->ev;
+	mrc_cb(skb)->plane = mrc_ev_plane(d->ev);
+	mrc_cb(skb)->hs = false;
+	mrc_cb(skb)->data = true;
+	mrc_cb(skb)->psn = d->pkt.bth.psn;
+	mrc_cb(skb)->tclass = INET_ECN_ECT_0;
+	mrc_cb(skb)->segs = n;
+	mrc_cb(skb)->seg_len = seg;
+	return skb;
 }
 
 /* How one packet leaves: addresses, encapsulation, device. */
@@ -730,10 +936,42 @@ static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp,
 	memcpy(skb->data + len, &crc, sizeof(crc));
 }
 
+/*
+ * The ICRC of every MRC packet of a flowcell (mrc_build_burst()): each is
+ * the datagram of one segment, so its pseudo-header has that segment's
+ * UDP length.
+ */
+static void mrc_put_icrcs(struct sk_buff *skb, const struct mrc_txp *tp,
+			  __be16 dport)
+{
+	u32 seg = mrc_cb(skb)->seg_len, off, len, state;
+	u8 bth[MRC_BTH_LEN];
+	struct mrc_icrc_ip6 ip;
+	__le32 crc;
+
+	memcpy(ip.saddr, tp->saddr, sizeof(ip.saddr));
+	memcpy(ip.daddr, tp->daddr, sizeof(ip.daddr));
+	ip.sport = tp->sport;
+	ip.dport = ntohs(dport);
+	for (off = 0; off < skb->len; off += len) {
+		len = min(seg, skb->len - off);
+		if (skb_copy_bits(skb, off, bth, sizeof(bth)))
+			return;
+		state = mrc_icrc_bth(mrc_icrc_seed(&ip, len), bth);
+		state = (__force u32)__skb_checksum(skb, off + MRC_BTH_LEN,
+						    len - MRC_BTH_LEN - MRC_ICRC_LEN,
+						    (__force __wsum)state,
+						    &mrc_crc_ops);
+		crc = cpu_to_le32(~state);
+		skb_store_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc));
+	}
+}
+
 static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 			struct dst_entry *dst, const struct mrc_txp *tp)
 {
 	u8 tclass = mrc_cb(skb)->tclass;	/* before IP6CB() takes the cb */
+	u32 segs = mrc_cb(skb)->segs, seg_len = mrc_cb(skb)->seg_len;
 	__be16 dport = mrc_udp_dport(net);
 	bool encap = mrc_txp_encap(tp);
 	int hl = ip6_dst_hoplimit(dst);
@@ -745,7 +983,10 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	u8 nh;
 	int len;
 
-	mrc_put_icrc(skb, tp, dport);
+	if (segs > 1)
+		mrc_put_icrcs(skb, tp, dport);
+	else
+		mrc_put_icrc(skb, tp, dport);
 	__skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
@@ -756,7 +997,22 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	uh->check = 0;
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
-	if (encap) {
+	if (segs > 1) {
+		/*
+		 * A flowcell: UDP segmentation offload (as UDP_SEGMENT) cuts
+		 * it into one datagram per MRC packet, each with its own
+		 * length and checksum, at the device that cannot take it
+		 * whole (or in software before the wire).
+		 */
+		skb_shinfo(skb)->gso_size = seg_len;
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+		skb_shinfo(skb)->gso_segs = segs;
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_transport_header(skb) - skb->head;
+		skb->csum_offset = offsetof(struct udphdr, check);
+		uh->check = ~csum_ipv6_magic(tp->saddr, tp->daddr, len,
+					     IPPROTO_UDP, 0);
+	} else if (encap) {
 		/* In software: no offload looks through our encapsulation. */
 		skb->ip_summed = CHECKSUM_NONE;
 		uh->check = csum_ipv6_magic(tp->saddr, tp->daddr, len,
@@ -780,6 +1036,13 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	ip6h->daddr = *tp->daddr;
 
 	if (encap) {
+		if (segs > 1) {
+			/* Segmented below the outer header, as ip6ip6 does. */
+			skb_reset_inner_headers(skb);
+			skb->encapsulation = 1;
+			skb_set_inner_ipproto(skb, IPPROTO_IPV6);
+			skb_shinfo(skb)->gso_type |= SKB_GSO_IPXIP6;
+		}
 		nh = IPPROTO_IPV6;
 		if (tp->encap == MRC_ENCAP_SRH) {
 			/* RFC 8754: segments reversed, [0] = the last one. */
@@ -1110,7 +1373,7 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 {
 	struct mrc_local_drop drops[MRC_LOCAL_DROPS_MAX];
 	struct mrc_net *mn = mrc_net(net);
-	u32 ev, len, ndrops, rounds = 0, refused = 0;
+	u32 ev, len, segs, i, ndrops, rounds = 0, refused = 0;
 	struct sk_buff_head rq;
 	struct dst_entry *dst;
 	struct mrc_txp tp = {};
@@ -1135,6 +1398,7 @@ again:
 		plane = mrc_cb(skb)->plane;
 		data = mrc_cb(skb)->data;
 		psn = mrc_cb(skb)->psn;
+		segs = mrc_cb(skb)->segs;
 		len = skb->len;
 		if (data && plane < 32 && (refused & BIT(plane))) {
 			/* That plane's queue is full: report, do not try. */
@@ -1168,10 +1432,13 @@ again:
 				continue;
 			if (plane < 32)
 				refused |= BIT(plane);
-			drops[ndrops].psn = psn;
-			drops[ndrops].ev = ev;
-			drops[ndrops].plane = plane;
-			if (++ndrops == MRC_LOCAL_DROPS_MAX) {
+			/* Every packet of a flowcell was refused. */
+			for (i = 0; i < segs; i++) {
+				drops[ndrops].psn = (psn + i) & MRC_PSN_MASK;
+				drops[ndrops].ev = ev;
+				drops[ndrops].plane = plane;
+				if (++ndrops < MRC_LOCAL_DROPS_MAX)
+					continue;
 				/* Batch full: report; resends go to the tail. */
 				mrc_conn_local_drops(ms, drops, ndrops, &rq);
 				skb_queue_splice_tail_init(&rq, q);
@@ -1183,9 +1450,10 @@ again:
 			mrc_net_count(mn, MRC_CNT_TX_ERR);
 			continue;
 		}
-		mrc_net_count(mn, MRC_CNT_TX_PKTS);
+		mrc_net_add(mn, MRC_CNT_TX_PKTS, segs);
 		if (plane < MRC_INFO_PLANES) {
-			WRITE_ONCE(ms->plane_pkts[plane], ms->plane_pkts[plane] + 1);
+			WRITE_ONCE(ms->plane_pkts[plane],
+				   ms->plane_pkts[plane] + segs);
 			WRITE_ONCE(ms->plane_bytes[plane],
 				   ms->plane_bytes[plane] + len);
 		}

@@ -250,6 +250,38 @@ int mrc_conn_poll_tx(struct mrc_conn *conn, u64 now, struct mrc_tx_desc *desc)
 }
 
 /**
+ * mrc_conn_poll_tx_burst() - the next packets to emit, as a flowcell.
+ * @conn: connection
+ * @now: current time
+ * @desc: at least @max descriptors; filled on success
+ * @max: longest burst the host takes (1 = mrc_conn_poll_tx())
+ *
+ * @desc[0] is what mrc_conn_poll_tx() returns. When it is the first
+ * transmission of a data packet, up to @max - 1 more follow: consecutive
+ * PSNs of the same message on the same EV, as long as the windows allow
+ * them now, no retransmission waits and the EV stays GOOD. Every packet of
+ * a burst but the last has the same encoded size and the last is not
+ * larger, so the host can send the burst as one segmentation-offload
+ * datagram of that segment size (a "flowcell": one EV pick for the
+ * burst). A burst of one is MRC's per-packet spraying.
+ *
+ * Return: number of descriptors filled (1..@max), MRC_E_AGAIN, MRC_E_CONN
+ * or MRC_E_INVAL (@max is 0).
+ */
+int mrc_conn_poll_tx_burst(struct mrc_conn *conn, u64 now,
+			   struct mrc_tx_desc *desc, u32 max)
+{
+	int rc;
+
+	if (!max)
+		return MRC_E_INVAL;
+	rc = mrc_conn_poll_tx(conn, now, desc);
+	if (rc != MRC_OK)
+		return rc;
+	return (int)mrc_req_poll_burst(conn, now, desc, max);
+}
+
+/**
  * mrc_conn_rx() - a decoded packet arrived for this connection.
  * @conn: connection
  * @now: current time

@@ -350,6 +350,8 @@ void mrc_req_destroy(struct mrc_conn *c);
 int mrc_req_queue(struct mrc_conn *c, u32 len, u32 imm, bool has_imm,
 		  u64 cookie, u16 *msn_out);
 int mrc_req_poll_tx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d);
+u32 mrc_req_poll_burst(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d,
+		       u32 max);
 int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s);
 int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n);
 void mrc_req_on_timer(struct mrc_conn *c, u64 now);

@@ -18,6 +18,7 @@
  *                   mrc_conn_ev_set_denied() administrative EV exclusion
  *                   mrc_conn_flush_acks()    owed SACKs due now (before close)
  *   engine -> host: mrc_conn_poll_tx()       next packet to emit
+ *                   mrc_conn_poll_tx_burst() next packets, as a flowcell
  *                   mrc_conn_poll_event()    next event (EV change, completion,
  *                                            delivery, error, probe, RTT)
  *                   mrc_conn_next_deadline() when to call on_timer() next
@@ -682,6 +683,8 @@ void mrc_conn_destroy(struct mrc_conn *conn);
 int mrc_conn_send(struct mrc_conn *conn, u64 now, u32 len, u32 imm,
 		  u32 flags, u64 cookie, u16 *msn_out);
 int mrc_conn_poll_tx(struct mrc_conn *conn, u64 now, struct mrc_tx_desc *desc);
+int mrc_conn_poll_tx_burst(struct mrc_conn *conn, u64 now,
+			   struct mrc_tx_desc *desc, u32 max);
 int mrc_conn_rx(struct mrc_conn *conn, u64 now, const struct mrc_pkt *pkt,
 		u32 rx_ev, u32 rx_flags);
 void mrc_conn_on_timer(struct mrc_conn *conn, u64 now);

@@ -369,32 +369,44 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	return MRC_E_STALE;	/* nothing to retransmit */
 }
 
-static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
+/*
+ * Slot of the message the next new packet belongs to, if the receiver
+ * window, the receiver's readiness and the congestion window let one go
+ * now; -1 otherwise. @len is set to that packet's payload length.
+ */
+static int req_new_slot(struct mrc_conn *c, u32 *len)
 {
 	struct mrc_req *r = &c->req;
-	struct mrc_tx_msg *m;
-	struct mrc_tx_pkt *p;
-	u32 slot, off, len, psn;
-	bool last, full;
-	int ev;
+	const struct mrc_tx_msg *m;
+	u32 slot, off;
 
 	if (r->msg_seg >= r->msg_count)
-		return MRC_E_AGAIN;
+		return -1;
 	/* The receiver refuses data: nothing new until the probe gets in. */
 	if (r->rnr)
-		return MRC_E_AGAIN;
+		return -1;
 	/* Receiver window: PSNs cack+1 .. cack+MPR-1, cack = snd_una - 1. */
 	if (mrc_psn_diff(r->snd_nxt, r->snd_una) + 1 >= (s32)r->send_wnd)
-		return MRC_E_AGAIN;
+		return -1;
 	slot = (r->msg_head + r->msg_seg) % r->msg_cap;
 	m = &r->msgs[slot];
 	off = m->seg_pkts * c->cfg.mtu;
-	len = m->len - off < c->cfg.mtu ? m->len - off : c->cfg.mtu;
-	if (!req_cwnd_ok(c, len))
-		return MRC_E_AGAIN;
-	ev = mrc_ev_pick(&c->evm, now, -1);
-	if (ev < 0)
-		return MRC_E_AGAIN;
+	*len = m->len - off < c->cfg.mtu ? m->len - off : c->cfg.mtu;
+	if (!req_cwnd_ok(c, *len))
+		return -1;
+	return (int)slot;
+}
+
+/* Emit the next new packet, of message @slot, on EV @ev. */
+static void req_new_emit(struct mrc_conn *c, u64 now, u32 slot, u32 len,
+			 int ev, struct mrc_tx_desc *d)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_msg *m = &r->msgs[slot];
+	struct mrc_tx_pkt *p;
+	bool last, full;
+	u32 psn;
+
 	psn = r->snd_nxt;
 	/* Data outstanding from now: the progress clock starts. */
 	if (r->snd_una == r->snd_nxt) {
@@ -403,7 +415,7 @@ static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	}
 	p = txp(r, psn);
 	mrc_memset(p, 0, sizeof(*p));
-	p->offset = off;
+	p->offset = m->seg_pkts * c->cfg.mtu;
 	p->len = len;
 	p->msg_slot = (u16)slot;
 	p->opcode = req_opcode(m, m->seg_pkts);
@@ -431,6 +443,69 @@ static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 		r->fill_areq_live = 1;
 	}
 	req_emit(c, now, psn, ev, false, last || full, d);
+}
+
+static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
+{
+	u32 len;
+	int slot, ev;
+
+	slot = req_new_slot(c, &len);
+	if (slot < 0)
+		return MRC_E_AGAIN;
+	ev = mrc_ev_pick(&c->evm, now, -1);
+	if (ev < 0)
+		return MRC_E_AGAIN;
+	req_new_emit(c, now, (u32)slot, len, ev, d);
+	return MRC_OK;
+}
+
+/**
+ * mrc_req_burst_next() - the next packet of a flowcell, if it can go now.
+ * @c: connection
+ * @now: current time
+ * @prev: the packet before it in the burst (a first transmission)
+ * @d: filled on success
+ *
+ * The packet after @prev, of the same message, on the same EV, if nothing
+ * else waits (no retransmission queued), the windows allow it, the EV is
+ * still GOOD on a plane with room, and its encoded size is not larger
+ * than @prev's (a burst is laid out as equal segments, the last one may be
+ * shorter).
+ *
+ * Return: MRC_OK with @d filled, or MRC_E_AGAIN (the burst ends here).
+ */
+static int req_burst_next(struct mrc_conn *c, u64 now,
+			  const struct mrc_tx_desc *prev, struct mrc_tx_desc *d)
+{
+	struct mrc_req *r = &c->req;
+	const struct mrc_ev_entry *e;
+	const struct mrc_tx_msg *m;
+	u32 len, hlen;
+	int slot, ev;
+
+	if (prev->kind != MRC_TX_DATA || prev->rtx || r->rtxq_count)
+		return MRC_E_AGAIN;
+	slot = req_new_slot(c, &len);
+	if (slot < 0)
+		return MRC_E_AGAIN;
+	m = &r->msgs[slot];
+	if (m->msn != prev->msn || !m->seg_pkts)
+		return MRC_E_AGAIN;
+	ev = txp(r, prev->pkt.bth.psn)->ev_idx;
+	e = &c->evm.ev[ev];
+	if (e->state != MRC_EV_GOOD || !mrc_ev_plane_usable(&c->evm, e->plane))
+		return MRC_E_AGAIN;
+	/* Same headers as @prev, plus ImmDt on a WRITE_LAST_IMM. */
+	hlen = mrc_pkt_hdr_len(&prev->pkt);
+	if (req_opcode(m, m->seg_pkts) == MRC_OP_WRITE_LAST_IMM &&
+	    !mrc_op_has_imm(prev->pkt.bth.opcode))
+		hlen += MRC_IMM_LEN;
+	if (hlen + len + mrc_pad_for(len) >
+	    mrc_pkt_hdr_len(&prev->pkt) + prev->payload_len +
+	    prev->pkt.bth.pad_cnt)
+		return MRC_E_AGAIN;
+	req_new_emit(c, now, (u32)slot, len, ev, d);
 	return MRC_OK;
 }
 
@@ -456,6 +531,25 @@ int mrc_req_poll_tx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	if (rc != MRC_E_STALE)
 		return rc;
 	return req_send_new(c, now, d);
+}
+
+/**
+ * mrc_req_poll_burst() - extend a burst begun by mrc_req_poll_tx().
+ * @c: connection
+ * @now: current time
+ * @d: @d[0] the burst's first packet; @d[1..@max-1] filled
+ * @max: descriptors at @d
+ *
+ * Return: descriptors in the burst, @d[0] included (1..@max).
+ */
+u32 mrc_req_poll_burst(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d,
+		       u32 max)
+{
+	u32 n = 1;
+
+	while (n < max && req_burst_next(c, now, &d[n - 1], &d[n]) == MRC_OK)
+		n++;
+	return n;
 }
 
 /*

@@ -276,6 +276,25 @@ u32 mrc_icrc_seed(const struct mrc_icrc_ip6 *ip, u32 len)
 }
 
 /**
+ * mrc_icrc_bth() - feed a BTH into a running ICRC, resv8a masked.
+ * @state: mrc_icrc_seed()
+ * @bth: the MRC_BTH_LEN bytes of the BTH
+ *
+ * For hosts whose packet bytes are not contiguous: continue with
+ * mrc_icrc_update() over the rest, then the ICRC is the complement.
+ *
+ * Return: the new running state.
+ */
+u32 mrc_icrc_bth(u32 state, const u8 *bth)
+{
+	u8 b[MRC_BTH_LEN];
+
+	mrc_memcpy(b, bth, MRC_BTH_LEN);
+	b[4] = 0xff;	/* resv8a is masked */
+	return mrc_icrc_update(state, b, MRC_BTH_LEN);
+}
+
+/**
  * mrc_icrc_body() - finish an ICRC over the MRC bytes.
  * @seed: mrc_icrc_seed()
  * @p: bytes from the BTH to the end of the pad (at least MRC_BTH_LEN)
@@ -1370,7 +1389,7 @@ static int mrc_decode_ctl(const u8 *buf, u32 len, struct mrc_pkt *out)
 }
 
 static int mrc_decode_data(const u8 *buf, u32 len, u32 hlen, bool trimmed,
-			   struct mrc_pkt *out)
+			   bool hdr_only, struct mrc_pkt *out)
 {
 	u32 off = MRC_BTH_LEN;
 	u32 wire, i;
@@ -1397,7 +1416,7 @@ static int mrc_decode_data(const u8 *buf, u32 len, u32 hlen, bool trimmed,
 	wire = len - hlen - MRC_ICRC_LEN;
 	if (out->bth.pad_cnt > wire)
 		return MRC_WIRE_EPAD;
-	for (i = wire - out->bth.pad_cnt; i < wire; i++)
+	for (i = wire - out->bth.pad_cnt; i < wire && !hdr_only; i++)
 		if (buf[hlen + i])
 			return MRC_WIRE_EPAD;
 	out->payload = buf + hlen;
@@ -1413,10 +1432,13 @@ static int mrc_decode_data(const u8 *buf, u32 len, u32 hlen, bool trimmed,
  * @len: bytes at @buf
  * @flags: 0, or MRC_DECODE_TRIMMED (data opcodes: headers only, whatever
  *	follows them is ignored, ICRC not checked), MRC_DECODE_NO_ICRC (the
- *	ICRC bytes must be present but the caller verified them)
+ *	ICRC bytes must be present but the caller verified them),
+ *	MRC_DECODE_HDR_ONLY (only the headers are at @buf: pad and ICRC are
+ *	the caller's to check)
  * @out: output; on success out->payload points into @buf
  *
- * Never reads outside [@buf, @buf + @len), never allocates. Checks, in
+ * Never reads outside [@buf, @buf + @len) (with MRC_DECODE_HDR_ONLY,
+ * outside the headers of a data packet), never allocates. Checks, in
  * order: length (ETRUNC/ELEN), ICRC, each header's own fields, BTH flags and
  * QP per opcode, padding, RETH placement.
  *
@@ -1430,8 +1452,11 @@ int mrc_pkt_decode_ip6(const struct mrc_icrc_ip6 *ip, const u8 *buf, u32 len,
 	int n;
 
 	if (!out || (!buf && len) ||
-	    (flags & ~(MRC_DECODE_TRIMMED | MRC_DECODE_NO_ICRC)))
+	    (flags & ~(MRC_DECODE_TRIMMED | MRC_DECODE_NO_ICRC |
+		       MRC_DECODE_HDR_ONLY)))
 		return MRC_WIRE_EINVAL;
+	if (flags & MRC_DECODE_HDR_ONLY)
+		flags |= MRC_DECODE_NO_ICRC;
 	mrc_memset(out, 0, sizeof(*out));
 	if (len < MRC_BTH_LEN + MRC_ICRC_LEN &&
 	    !(len >= MRC_BTH_LEN && (flags & MRC_DECODE_TRIMMED)))
@@ -1460,7 +1485,8 @@ int mrc_pkt_decode_ip6(const struct mrc_icrc_ip6 *ip, const u8 *buf, u32 len,
 	if (n)
 		return n;
 	if (data)
-		return mrc_decode_data(buf, len, hlen, trimmed, out);
+		return mrc_decode_data(buf, len, hlen, trimmed,
+				       flags & MRC_DECODE_HDR_ONLY, out);
 	n = mrc_decode_ctl(buf + MRC_BTH_LEN, len - MRC_BTH_LEN, out);
 	return n < 0 ? n : 0;
 }

@@ -257,6 +257,14 @@ static inline bool mrc_ep_kind_has_conn(u8 kind)
 #define MRC_DECODE_TRIMMED	0x1u
 /* ICRC present but already verified by the caller (e.g. over skb frags). */
 #define MRC_DECODE_NO_ICRC	0x2u
+/*
+ * Data packets: only the headers are at @buf (the rest of the @len bytes
+ * lies elsewhere, e.g. in skb frags): neither the pad bytes (the
+ * bth.pad_cnt bytes after the payload_len payload bytes) nor the ICRC are
+ * read; the caller checks both. out->payload is @buf + header length, an
+ * offset, not to be dereferenced. Control packets are read whole.
+ */
+#define MRC_DECODE_HDR_ONLY	0x4u
 
 /**
  * struct mrc_bth - Base Transport Header (12 bytes).
@@ -691,6 +699,7 @@ struct mrc_icrc_ip6 {
 
 u32 mrc_icrc_update(u32 state, const u8 *p, u32 len);
 u32 mrc_icrc_seed(const struct mrc_icrc_ip6 *ip, u32 len);
+u32 mrc_icrc_bth(u32 state, const u8 *bth);
 u32 mrc_icrc_body(u32 seed, const u8 *p, u32 len);
 u32 mrc_icrc(const struct mrc_icrc_ip6 *ip, const u8 *p, u32 len);
 bool mrc_pkt_icrc_ok(const struct mrc_icrc_ip6 *ip, const u8 *buf, u32 len);

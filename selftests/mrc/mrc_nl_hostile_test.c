@@ -838,6 +838,8 @@ static const struct {
 	  "ev active-per-plane out of range" },
 	{ MRC_ATTR_PROFILE_EV, MRC_EV_ATTR_MIN_ACTIVE, 0, 0, MRC_EV_COUNT_MAX,
 	  "ev min-active out of range" },
+	{ MRC_ATTR_PROFILE_EV, MRC_EV_ATTR_BURST, 0, 1, MRC_EV_BURST_MAX,
+	  "ev burst out of range" },
 	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_ALGO, 1, 0, MRC_CC_ALGO_MAX,
 	  "cc algo out of range" },
 	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_TARGET_DELAY_PM, 0, 1, 10000,

@@ -133,6 +133,9 @@ Profile DecodeProfile(nlmsghdr* nlh) {
                         case MRC_EV_ATTR_MIN_ACTIVE:
                             p.ev_min_active = v;
                             break;
+                        case MRC_EV_ATTR_BURST:
+                            p.burst = v;
+                            break;
                     }
                 });
                 break;
@@ -442,6 +445,7 @@ void PutProfileArgs(nl::Request& req, const ProfileArgs& p) {
         if (p.ev_count) req.PutU32(MRC_EV_ATTR_COUNT, *p.ev_count, "ev-count");
         if (p.ev_active) req.PutU32(MRC_EV_ATTR_ACTIVE_PER_PLANE, *p.ev_active, "ev-active");
         if (p.ev_min_active) req.PutU32(MRC_EV_ATTR_MIN_ACTIVE, *p.ev_min_active, "ev-min-active");
+        if (p.burst) req.PutU32(MRC_EV_ATTR_BURST, *p.burst, "burst");
         req.EndNest(ev);
     }
     if (p.has_cc()) {

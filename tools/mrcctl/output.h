@@ -41,7 +41,7 @@ struct Route {
 
 struct Profile {
     uint32_t id = 0;
-    uint32_t ev_count = 0, ev_active = 0, ev_min_active = 0;
+    uint32_t ev_count = 0, ev_active = 0, ev_min_active = 0, burst = 0;
     uint8_t cc_algo = 0;
     uint32_t target_delay = 0, gamma = 0, max_md = 0, max_wnd = 0, init_wnd = 0;
 };

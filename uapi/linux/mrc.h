@@ -84,6 +84,8 @@ _Static_assert(sizeof(struct sockaddr_mrc) == MRC_SOCKADDR_SIZE, "sockaddr_mrc A
 #define MRC_EV_COUNT_MIN	128	/* EVs per connection */
 #define MRC_EV_COUNT_MAX	256
 #define MRC_EV_COUNT_DEFAULT	128
+#define MRC_EV_BURST_MAX	64	/* packets of a flowcell */
+#define MRC_EV_BURST_DEFAULT	16
 
 /**
  * enum mrc_encap - how packets towards a route's prefix are encapsulated
@@ -244,12 +246,17 @@ enum mrc_seg_attr {
  *	active rotation; 0 (default): 3/4 of the plane's share
  * @MRC_EV_ATTR_MIN_ACTIVE: u32 0..256, floor of usable active EVs
  *	(ev_min_active); 0 (default): 1/8 of the active EVs, at least 2
+ * @MRC_EV_ATTR_BURST: u32 1..MRC_EV_BURST_MAX, packets sent back to back
+ *	on one EV (a flowcell: consecutive PSNs of one message, one
+ *	segmentation-offload datagram); 1 sprays every packet on its own EV
+ *	(default MRC_EV_BURST_DEFAULT)
  */
 enum mrc_ev_attr {
 	MRC_EV_ATTR_UNSPEC,
 	MRC_EV_ATTR_COUNT,
 	MRC_EV_ATTR_ACTIVE_PER_PLANE,
 	MRC_EV_ATTR_MIN_ACTIVE,
+	MRC_EV_ATTR_BURST,
 
 	/* private: */
 	__MRC_EV_ATTR_CNT,

@@ -1167,4 +1167,137 @@ TEST_F(ReqTest, DeadlinesWhenIdle) {
     EXPECT_EQ(stats().timeouts, 0u);
 }
 
+// ---- flowcells: mrc_conn_poll_tx_burst() ----
+
+// Encoded size of a descriptor's MRC packet (headers, payload, pad).
+static u32 wire_len(const mrc_tx_desc& d) {
+    return mrc_pkt_hdr_len(&d.pkt) + d.payload_len + d.pkt.bth.pad_cnt;
+}
+
+class BurstTest : public ReqTest {
+  protected:
+    // Every burst until the engine has nothing more to send now.
+    std::vector<std::vector<mrc_tx_desc>> bursts(u64 now, u32 max) {
+        std::vector<std::vector<mrc_tx_desc>> v;
+        std::vector<mrc_tx_desc> d(max);
+        int n;
+
+        while ((n = mrc_conn_poll_tx_burst(c_, now, d.data(), max)) > 0)
+            v.emplace_back(d.begin(), d.begin() + n);
+        EXPECT_EQ(n, MRC_E_AGAIN);
+        return v;
+    }
+    // The properties every burst has: one message, one EV, consecutive
+    // PSNs and offsets, equal segments but a shorter-or-equal last one.
+    static void check_burst(const std::vector<mrc_tx_desc>& b) {
+        for (size_t i = 1; i < b.size(); i++) {
+            EXPECT_EQ(b[i].kind, MRC_TX_DATA);
+            EXPECT_EQ(b[i].ev, b[0].ev);
+            EXPECT_EQ(b[i].msn, b[0].msn);
+            EXPECT_EQ(b[i].cookie, b[0].cookie);
+            EXPECT_FALSE(b[i].rtx);
+            EXPECT_EQ(b[i].pkt.bth.psn, (b[i - 1].pkt.bth.psn + 1) & MRC_PSN_MASK);
+            EXPECT_EQ(b[i].msg_offset, b[i - 1].msg_offset + b[i - 1].payload_len);
+            if (i + 1 < b.size())
+                EXPECT_EQ(wire_len(b[i]), wire_len(b[0]));
+            else
+                EXPECT_LE(wire_len(b[i]), wire_len(b[0]));
+        }
+    }
+};
+
+TEST_F(BurstTest, MessageGoesOutInBurstsOfOneEvEach) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 10 * 1024 - 100, 0, 0, 1, nullptr), MRC_OK);
+    auto v = bursts(0, 4);
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_EQ(v[0].size(), 4u);
+    EXPECT_EQ(v[1].size(), 4u);
+    EXPECT_EQ(v[2].size(), 2u);
+    for (const auto& b : v) check_burst(b);
+    // One EV pick per burst: the rotation moves on between bursts.
+    EXPECT_NE(v[0][0].ev, v[1][0].ev);
+    EXPECT_NE(v[1][0].ev, v[2][0].ev);
+    EXPECT_EQ(v[2][1].payload_len, 1024u - 100u);
+    EXPECT_TRUE(v[2][1].pkt.bth.ack_req);  // the message's end asks
+    EXPECT_EQ(stats().tx_data_pkts, 10u);
+}
+
+TEST_F(BurstTest, BurstOfOneIsPerPacketSpraying) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 8 * 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto v = bursts(0, 1);
+    ASSERT_EQ(v.size(), 8u);
+    std::set<u32> evs;
+    for (const auto& b : v) evs.insert(b[0].ev);
+    EXPECT_EQ(evs.size(), 8u);  // 8 active EVs, one packet each
+    std::vector<mrc_tx_desc> d(1);
+    EXPECT_EQ(mrc_conn_poll_tx_burst(c_, 0, d.data(), 0), MRC_E_INVAL);
+}
+
+TEST_F(BurstTest, BurstEndsAtTheMessage) {
+    create();
+    for (u64 k = 1; k <= 3; k++)
+        ASSERT_EQ(mrc_conn_send(c_, 0, 2 * 1024, 0, 0, k, nullptr), MRC_OK);
+    auto v = bursts(0, 16);
+    ASSERT_EQ(v.size(), 3u);
+    for (size_t i = 0; i < v.size(); i++) {
+        EXPECT_EQ(v[i].size(), 2u);
+        EXPECT_EQ(v[i][0].cookie, i + 1);
+        check_burst(v[i]);
+    }
+}
+
+TEST_F(BurstTest, BurstStopsAtTheCongestionWindow) {
+    cfg_.cc.fixed_wnd_bytes = 3 * 1024;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 8 * 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto v = bursts(0, 16);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].size(), 3u);
+    check_burst(v[0]);
+    // The SACK of the first two opens room for two more: one burst.
+    ASSERT_GE(rx(10 * kUs, sack(1)), 0);
+    v = bursts(10 * kUs, 16);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].size(), 2u);
+    EXPECT_EQ(v[0][0].pkt.bth.psn, 3u);
+}
+
+TEST_F(BurstTest, LargerLastPacketEndsTheBurst) {
+    create();
+    // WRITE_LAST_IMM carries ImmDt: with a full payload it is 4 bytes
+    // longer than the segments before it, so it goes on its own.
+    ASSERT_EQ(mrc_conn_send(c_, 0, 3 * 1024, 0xabcd, MRC_SEND_IMM, 1, nullptr), MRC_OK);
+    auto v = bursts(0, 16);
+    ASSERT_EQ(v.size(), 2u);
+    EXPECT_EQ(v[0].size(), 2u);
+    EXPECT_EQ(v[1].size(), 1u);
+    EXPECT_EQ(v[1][0].pkt.bth.opcode, MRC_OP_WRITE_LAST_IMM);
+    check_burst(v[0]);
+}
+
+TEST_F(BurstTest, RetransmissionsAreNotBursts) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 8 * 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto v = bursts(0, 8);
+    ASSERT_EQ(v.size(), 1u);
+    ASSERT_EQ(v[0].size(), 8u);
+    const u32 first_ev = v[0][0].ev;
+    // PSNs 1 and 2 NACKed: each comes back alone, on another EV.
+    ASSERT_GE(rx(10 * kUs, nack(1, MRC_NACK_TRIMMED, v[0][1].ev)), 0);
+    ASSERT_GE(rx(10 * kUs, nack(2, MRC_NACK_TRIMMED, v[0][2].ev)), 0);
+    ASSERT_EQ(mrc_conn_send(c_, 10 * kUs, 4 * 1024, 0, 0, 2, nullptr), MRC_OK);
+    v = bursts(10 * kUs, 8);
+    ASSERT_GE(v.size(), 3u);
+    EXPECT_EQ(v[0].size(), 1u);
+    EXPECT_TRUE(v[0][0].rtx);
+    EXPECT_NE(v[0][0].ev, first_ev);  // a fresh EV
+    EXPECT_EQ(v[1].size(), 1u);
+    EXPECT_TRUE(v[1][0].rtx);
+    EXPECT_EQ(v[2].size(), 4u);
+    EXPECT_EQ(v[2][0].cookie, 2u);
+    check_burst(v[2]);
+}
+
 }  // namespace

@@ -1374,10 +1374,60 @@ TEST(WirePkt, NoIcrcFlagAndArgs) {
     EXPECT_EQ(decode(b, &d, MRC_DECODE_NO_ICRC), 0);
     EXPECT_EQ(d.nack.reason, MRC_NACK_PSN_OOR_WINDOW);
     EXPECT_EQ(decode(prefix(b, b.size() - 1), &d, MRC_DECODE_NO_ICRC), MRC_WIRE_ETRUNC);
-    EXPECT_EQ(decode(b, &d, 0x4), MRC_WIRE_EINVAL);
+    EXPECT_EQ(decode(b, &d, 0x8), MRC_WIRE_EINVAL);
     EXPECT_EQ(mrc_pkt_decode(b.data(), static_cast<u32>(b.size()), nullptr), MRC_WIRE_EINVAL);
     EXPECT_EQ(mrc_pkt_decode(nullptr, 5, &d), MRC_WIRE_EINVAL);
     EXPECT_EQ(mrc_pkt_decode(nullptr, 0, &d), MRC_WIRE_ETRUNC);
+}
+
+// MRC_DECODE_HDR_ONLY: a host whose payload lies in skb frags hands over
+// the headers only; the decoder must not read the pad or the ICRC.
+TEST(WirePkt, HeaderOnlyDecode) {
+    Bytes pl(61, 0x5a);
+    mrc_pkt p = data_pkt(MRC_OP_WRITE_ONLY, 0, 61, pl);
+    p.bth.pad_cnt = 3;
+    Bytes b = encode(p);
+    mrc_pkt full, hdr;
+
+    ASSERT_EQ(decode(b, &full), 0);
+    ASSERT_EQ(full.bth.pad_cnt, 3);
+    const u32 hlen = mrc_pkt_hdr_len(&full);
+    // Bad pad and ICRC: only a header-only decode accepts them (the host
+    // checks both), and it reads nothing past the headers.
+    Bytes bad = b;
+    bad[hlen + 61] = 1;
+    bad.back() ^= 0xff;
+    EXPECT_EQ(decode(bad, &hdr, MRC_DECODE_NO_ICRC), MRC_WIRE_EPAD);
+    std::vector<u8> only(b.begin(), b.begin() + hlen);
+    ASSERT_EQ(
+        mrc_pkt_decode_flags(only.data(), static_cast<u32>(b.size()), MRC_DECODE_HDR_ONLY, &hdr),
+        0);
+    EXPECT_EQ(hdr.payload_len, 61u);
+    EXPECT_EQ(hdr.payload - only.data(), static_cast<long>(hlen));
+    EXPECT_EQ(hdr.bth.psn, full.bth.psn);
+    EXPECT_EQ(hdr.reth.dma_len, full.reth.dma_len);
+    // Control packets are still decoded (and their ICRC skipped) whole.
+    Bytes s = encode(ctl_pkt(MRC_OP_SACK));
+    s.back() ^= 1;
+    EXPECT_EQ(decode(s, &hdr, MRC_DECODE_HDR_ONLY), 0);
+}
+
+// mrc_icrc_bth() + mrc_icrc_update() over pieces equal the ICRC of the
+// contiguous packet (the kernel computes it over skb frags this way).
+TEST(WirePkt, IcrcInPieces) {
+    Bytes pl(1000);
+    for (size_t i = 0; i < pl.size(); i++) pl[i] = static_cast<u8>(i * 7);
+    Bytes b = encode(data_pkt(MRC_OP_WRITE_MIDDLE, 1000, 4000, pl));
+    const u32 len = static_cast<u32>(b.size()) - MRC_ICRC_LEN;
+    mrc_icrc_ip6 ip{};
+    ip.saddr[15] = 1;
+    ip.daddr[15] = 2;
+    ip.sport = 49152;
+    ip.dport = MRC_UDP_PORT;
+    u32 st = mrc_icrc_bth(mrc_icrc_seed(&ip, len + MRC_ICRC_LEN), b.data());
+    st = mrc_icrc_update(st, b.data() + MRC_BTH_LEN, 100);
+    st = mrc_icrc_update(st, b.data() + MRC_BTH_LEN + 100, len - MRC_BTH_LEN - 100);
+    EXPECT_EQ(~st, mrc_icrc(&ip, b.data(), len));
 }
 
 TEST(WirePkt, UnknownOpcode) {
