@@ -1093,12 +1093,13 @@ static void mrc_rx_count_consumed(struct mrc_sock *ms, struct mrc_net *mn,
  * mrc_conn_rcv() - a decoded packet for a connection (softirq, RCU)
  * @net: namespace of the UDP socket
  * @skb: the packet (IPv6 header for the source check); freed by the caller
- * @pkt: decoded MRC packet, payload pointing into @skb
+ * @pkt: decoded MRC packet
+ * @poff: offset of its payload in @skb (from skb->data; linear or not)
  * @ev: EV it arrived with
  * @rx_flags: MRC_RXF_*
  */
 void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
-		  u32 ev, u32 rx_flags)
+		  int poff, u32 ev, u32 rx_flags)
 {
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_rx_drops before = {};
@@ -1165,8 +1166,8 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 			mrc_net_count(mn, MRC_CNT_RX_PROTO);
 			break;
 		}
-		mrc_mb_write_skb(mb, (u32)pkt->reth.va, skb,
-				 pkt->payload - skb->data, pkt->payload_len);
+		mrc_mb_write_skb(mb, (u32)pkt->reth.va, skb, poff,
+				 pkt->payload_len);
 		break;
 	case MRC_RX_CONSUMED:
 		if (data)

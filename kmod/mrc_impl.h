@@ -683,7 +683,7 @@ int mrc_conn_connect(struct mrc_sock *ms);
 void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q);
 void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q);
 void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
-		  u32 ev, u32 rx_flags);
+		  int poff, u32 ev, u32 rx_flags);
 bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn);
 void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt);
 /* What mrc_conn_drain() calls once the engine's events are consumed. */

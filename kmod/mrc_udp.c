@@ -80,10 +80,8 @@ struct mrc_skb_cb {
  */
 #define MRC_BURST_BYTES		(60 * 1024)
 
-/* Bytes made linear on receive: every data header; a whole control packet. */
-#define MRC_RX_DATA_HDR_MAX	(MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + \
-				 MRC_RETH_LEN + MRC_IMM_LEN)
-#define MRC_RX_CTL_MAX		256
+/* Longest control packet mrc_rx_one() copies out (the longest is 76). */
+#define MRC_RX_CTL_MAX		128
 
 /* Local drops reported to the engine at a time (an on-stack batch). */
 #define MRC_LOCAL_DROPS_MAX	32
@@ -257,10 +255,6 @@ static bool mrc_rx_exthdrs_ok(const struct sk_buff *skb,
 }
 
 /*
- * encap_rcv of the namespace's UDP socket. Return 0: the skb is ours
- * (consumed or freed), never handed back to UDP.
- */
-/*
  * The ICRC's CRC-32 over page frags: __skb_checksum() with CRC arithmetic
  * (as SCTP's CRC32c), a frag's CRC from zero combined with the running one.
  */
@@ -282,10 +276,12 @@ static const struct skb_checksum_ops mrc_crc_ops = {
 
 /*
  * The RoCEv2 ICRC over the IPv6 header in front of UDP, UDP and the @len
- * MRC bytes at offset @off of @skb, linear or not.
+ * MRC bytes at offset @off of @skb, linear or not; @bth is a copy of the
+ * packet's BTH.
  */
 static bool mrc_rx_icrc_ok(const struct ipv6hdr *ip6, const struct udphdr *uh,
-			   const struct sk_buff *skb, int off, u32 len)
+			   const struct sk_buff *skb, int off, u32 len,
+			   const u8 *bth)
 {
 	struct mrc_icrc_ip6 ip;
 	__le32 crc;
@@ -300,41 +296,119 @@ static bool mrc_rx_icrc_ok(const struct ipv6hdr *ip6, const struct udphdr *uh,
 	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
 	    skb_copy_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc)))
 		return false;
-	/* The BTH is in the linear part (pulled for decoding). */
-	state = mrc_icrc_bth(mrc_icrc_seed(&ip, len), skb->data + off);
+	state = mrc_icrc_bth(mrc_icrc_seed(&ip, len), bth);
 	state = (__force u32)__skb_checksum(skb, off + MRC_BTH_LEN,
 					    len - MRC_BTH_LEN - MRC_ICRC_LEN,
 					    (__force __wsum)state, &mrc_crc_ops);
 	return ~state == le32_to_cpu(crc);
 }
 
-/* The pad bytes of a data packet whose payload is not linear are zero. */
-static bool mrc_rx_pad_ok(const struct sk_buff *skb, const struct mrc_pkt *pkt)
+/* The pad bytes after a payload at @poff of @skb are zero. */
+static bool mrc_rx_pad_ok(const struct sk_buff *skb, int poff,
+			  const struct mrc_pkt *pkt)
 {
 	u8 pad[3];
 	u32 n = pkt->bth.pad_cnt;
 
 	if (!n)
 		return true;
-	if (skb_copy_bits(skb, pkt->payload - skb->data + pkt->payload_len,
-			  pad, n))
+	if (skb_copy_bits(skb, poff + pkt->payload_len, pad, n))
 		return false;
 	return !memchr_inv(pad, 0, n);
 }
 
+/*
+ * The MRC packet of a datagram: the @len bytes at offset @off of @skb.
+ * Only its headers are copied out (skb_header_pointer(): nothing when they
+ * are linear); a data payload stays where it arrived, in the frags of a
+ * flowcell's segment, and is copied once, into the message
+ * (mrc_conn_rcv()). Called in softirq under RCU.
+ */
+static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
+		       u32 len, const struct ipv6hdr *ip6,
+		       const struct udphdr *uh)
+{
+	struct mrc_net *mn = mrc_net(net);
+	u32 ev, hl, dflags, flags = 0;
+	u8 buf[MRC_RX_CTL_MAX], op;
+	const u8 *data;
+	struct mrc_pkt pkt;
+	int err, poff;
+
+	mrc_net_count(mn, MRC_CNT_RX_PKTS);
+	if (!len || skb_copy_bits(skb, off, &op, 1)) {
+		mrc_net_count(mn, MRC_CNT_RX_TRUNC);
+		return;
+	}
+	/* Longer than any control packet: what decoding would say. */
+	if (!mrc_op_is_data(op) && len > MRC_RX_CTL_MAX) {
+		mrc_net_count(mn, mrc_wire_err_counter(MRC_WIRE_ELEN));
+		return;
+	}
+	hl = mrc_op_is_data(op) ? min_t(u32, len, MRC_DATA_HDR_MAX) : len;
+	data = skb_header_pointer(skb, off, hl, buf);
+	if (!data) {
+		mrc_net_count(mn, MRC_CNT_RX_TRUNC);
+		return;
+	}
+	dflags = MRC_DECODE_NO_ICRC | (hl < len ? MRC_DECODE_HDR_ONLY : 0);
+	/*
+	 * Headers first, the ICRC (a pass over every byte) only for a packet
+	 * that a connection or the handshake will look at: junk sent to port
+	 * 4791 costs a header parse and a hash lookup, not a CRC.
+	 */
+	err = mrc_pkt_decode_flags(data, len, dflags, &pkt);
+	if (err == MRC_WIRE_ETRUNC && len >= MRC_BTH_LEN &&
+	    mrc_op_is_data(data[0])) {
+		/* A switch cut the payload and kept the headers: a trim. */
+		err = mrc_pkt_decode_flags(data, len, MRC_DECODE_TRIMMED, &pkt);
+		if (!err && len == mrc_pkt_hdr_len(&pkt))
+			flags |= MRC_RXF_TRIMMED;
+		else
+			err = MRC_WIRE_ETRUNC;
+	}
+	poff = off + mrc_pkt_hdr_len(&pkt);
+	if (!err && (dflags & MRC_DECODE_HDR_ONLY) &&
+	    mrc_op_is_data(pkt.bth.opcode) && !(flags & MRC_RXF_TRIMMED) &&
+	    !mrc_rx_pad_ok(skb, poff, &pkt))
+		err = MRC_WIRE_EPAD;
+	if (err) {
+		mrc_net_count(mn, mrc_wire_err_counter(err));
+		return;
+	}
+	if (pkt.bth.dest_qp != MRC_QPN_EP &&
+	    !mrc_conn_qpn_known(mn, pkt.bth.dest_qp)) {
+		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
+		return;
+	}
+	if (!(flags & MRC_RXF_TRIMMED) &&
+	    !mrc_rx_icrc_ok(ip6, uh, skb, off, len, data)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_ICRC);
+		return;
+	}
+	ev = mrc_ev_from_wire(ntohs(uh->source), ntohl(ip6_flowlabel(ip6)));
+	if (INET_ECN_is_ce(ipv6_get_dsfield(ip6)))
+		flags |= MRC_RXF_ECN_CE;
+	if (pkt.bth.dest_qp == MRC_QPN_EP)
+		mrc_conn_rcv_ep(net, skb, &pkt);
+	else
+		mrc_conn_rcv(net, skb, &pkt, poff, ev, flags);
+}
+
+/*
+ * encap_rcv of the namespace's UDP socket. Return 0: the skb is ours
+ * (consumed or freed), never handed back to UDP.
+ */
 static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 {
 	struct net *net = sock_net(usk);
 	struct mrc_net *mn = mrc_net(net);
 	enum mrc_net_counter cnt;
-	u32 len, ev, pull, dflags, flags = 0;
 	struct ipv6hdr *ip6;
 	struct udphdr *uh;
-	struct mrc_pkt pkt;
-	int err, off;
-	u8 *data;
+	int off;
+	u32 len;
 
-	mrc_net_count(mn, MRC_CNT_RX_PKTS);
 	if (skb->protocol != htons(ETH_P_IPV6)) {
 		mrc_net_count(mn, MRC_CNT_RX_BAD_HDR);
 		goto drop;
@@ -366,76 +440,17 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		mrc_net_count(mn, MRC_CNT_RX_TRUNC);
 		goto drop;
 	}
-	len -= sizeof(*uh);
 	/*
-	 * Only the headers are made linear: the payload of a segment of a
-	 * flowcell stays in the frags it arrived in, and is copied once,
-	 * into the message (mrc_conn_rcv()). Control packets are short and
-	 * read whole.
+	 * One MRC packet per datagram: a flowcell sent as one GSO skb was cut
+	 * into its packets by UDP before this encapsulation socket sees it
+	 * (udp_unexpected_gso(): GSO skbs reach encap_rcv only as UDP
+	 * tunnels), each segment's payload still in the sender's frags.
 	 */
-	if (!pskb_may_pull(skb, off + min_t(u32, len, MRC_BTH_LEN)))
-		goto nomem;
-	if (len && mrc_op_is_data(skb->data[off])) {
-		pull = MRC_RX_DATA_HDR_MAX;
-	} else if (len > MRC_RX_CTL_MAX) {
-		/* Longer than any control packet: what decoding would say. */
-		mrc_net_count(mn, mrc_wire_err_counter(MRC_WIRE_ELEN));
-		goto drop;
-	} else {
-		pull = len;
-	}
-	if (!pskb_may_pull(skb, off + min(len, pull)))
-		goto nomem;
-	uh = udp_hdr(skb);
-	data = skb->data + off;
-	dflags = MRC_DECODE_NO_ICRC;
-	if (off + len > skb_headlen(skb))
-		dflags |= MRC_DECODE_HDR_ONLY;
-	/*
-	 * Headers first, the ICRC (a pass over every byte) only for a packet
-	 * that a connection or the handshake will look at: junk sent to port
-	 * 4791 costs a header parse and a hash lookup, not a CRC.
-	 */
-	err = mrc_pkt_decode_flags(data, len, dflags, &pkt);
-	if (!err && (dflags & MRC_DECODE_HDR_ONLY) &&
-	    mrc_op_is_data(pkt.bth.opcode) && !mrc_rx_pad_ok(skb, &pkt))
-		err = MRC_WIRE_EPAD;
-	if (err == MRC_WIRE_ETRUNC && len >= MRC_BTH_LEN &&
-	    mrc_op_is_data(data[0])) {
-		/* A switch cut the payload and kept the headers: a trim. */
-		err = mrc_pkt_decode_flags(data, len, MRC_DECODE_TRIMMED, &pkt);
-		if (!err && len == mrc_pkt_hdr_len(&pkt))
-			flags |= MRC_RXF_TRIMMED;
-		else
-			err = MRC_WIRE_ETRUNC;
-	}
-	if (err) {
-		mrc_net_count(mn, mrc_wire_err_counter(err));
-		goto drop;
-	}
-	if (pkt.bth.dest_qp != MRC_QPN_EP &&
-	    !mrc_conn_qpn_known(mn, pkt.bth.dest_qp)) {
-		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
-		goto drop;
-	}
-	ip6 = ipv6_hdr(skb);
-	if (!(flags & MRC_RXF_TRIMMED) &&
-	    !mrc_rx_icrc_ok(ip6, uh, skb, off, len)) {
-		mrc_net_count(mn, MRC_CNT_RX_BAD_ICRC);
-		goto drop;
-	}
-	ev = mrc_ev_from_wire(ntohs(uh->source), ntohl(ip6_flowlabel(ip6)));
-	if (INET_ECN_is_ce(ipv6_get_dsfield(ip6)))
-		flags |= MRC_RXF_ECN_CE;
-	if (pkt.bth.dest_qp == MRC_QPN_EP)
-		mrc_conn_rcv_ep(net, skb, &pkt);
-	else
-		mrc_conn_rcv(net, skb, &pkt, ev, flags);
+	mrc_rx_one(net, skb, off, len - sizeof(*uh), ip6, uh);
 	consume_skb(skb);
 	return 0;
-nomem:
-	mrc_net_count(mn, MRC_CNT_RX_NOMEM);
 drop:
+	mrc_net_count(mn, MRC_CNT_RX_PKTS);
 	kfree_skb(skb);
 	return 0;
 }
@@ -733,8 +748,7 @@ err:
  */
 u32 mrc_burst_max(u32 mtu, u32 burst)
 {
-	u32 seg = MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + MRC_RETH_LEN +
-		  MRC_IMM_LEN + mtu + 3 + MRC_ICRC_LEN;
+	u32 seg = MRC_DATA_HDR_MAX + mtu + 3 + MRC_ICRC_LEN;
 
 	burst = clamp_t(u32, burst ?: MRC_EV_BURST_DEFAULT, 1, MRC_EV_BURST_MAX);
 	return clamp_t(u32, MRC_BURST_BYTES / seg, 1, burst);
@@ -787,8 +801,7 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 				const struct mrc_msgbuf *mb)
 {
 	static const u8 zero[3 + MRC_ICRC_LEN];
-	u8 hdr[MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + MRC_RETH_LEN +
-	       MRC_IMM_LEN];
+	u8 hdr[MRC_DATA_HDR_MAX];
 	u32 i, off, total = 0, seg = 0, plen, tail;
 	struct sk_buff *skb;
 	int hlen, err;
@@ -1007,19 +1020,20 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 		skb_shinfo(skb)->gso_size = seg_len;
 		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
 		skb_shinfo(skb)->gso_segs = segs;
+	}
+	if (segs > 1 || encap) {
+		/*
+		 * The checksum is left to the device (CHECKSUM_PARTIAL), also
+		 * through srh/usid, whose inner headers are set below as an
+		 * ip6ip6 tunnel's: a device without checksum offload for
+		 * encapsulated packets has validate_xmit_skb() complete it in
+		 * software, at the inner UDP header.
+		 */
 		skb->ip_summed = CHECKSUM_PARTIAL;
 		skb->csum_start = skb_transport_header(skb) - skb->head;
 		skb->csum_offset = offsetof(struct udphdr, check);
 		uh->check = ~csum_ipv6_magic(tp->saddr, tp->daddr, len,
 					     IPPROTO_UDP, 0);
-	} else if (encap) {
-		/* In software: no offload looks through our encapsulation. */
-		skb->ip_summed = CHECKSUM_NONE;
-		uh->check = csum_ipv6_magic(tp->saddr, tp->daddr, len,
-					    IPPROTO_UDP,
-					    skb_checksum(skb, 0, len, 0));
-		if (!uh->check)
-			uh->check = CSUM_MANGLED_0;
 	} else {
 		udp6_set_csum(false, skb, tp->saddr, tp->daddr, len);
 	}
@@ -1036,13 +1050,12 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	ip6h->daddr = *tp->daddr;
 
 	if (encap) {
-		if (segs > 1) {
-			/* Segmented below the outer header, as ip6ip6 does. */
-			skb_reset_inner_headers(skb);
-			skb->encapsulation = 1;
-			skb_set_inner_ipproto(skb, IPPROTO_IPV6);
+		/* Checksummed and segmented inside, as ip6ip6 does. */
+		skb_reset_inner_headers(skb);
+		skb->encapsulation = 1;
+		skb_set_inner_ipproto(skb, IPPROTO_IPV6);
+		if (segs > 1)
 			skb_shinfo(skb)->gso_type |= SKB_GSO_IPXIP6;
-		}
 		nh = IPPROTO_IPV6;
 		if (tp->encap == MRC_ENCAP_SRH) {
 			/* RFC 8754: segments reversed, [0] = the last one. */

@@ -49,6 +49,31 @@ mrc_fabric_routes() {
 	done
 }
 
+# none mode needs the plane-less host addresses routed in every plane
+# (the fabric routes them only through SRv6): host routes per plane device,
+# leaves towards their host or ECMP over the spines, spines to the leaves.
+mrc_fabric_plain_routes() {
+	local h o p s x leaf sp ecmp
+	FAB_BATCH=()
+	for h in hA hB; do
+		o=hB; [ "$h" = hB ] && o=hA
+		x=${h#h} x=${x,,}
+		for ((p = 0; p < FAB_NPLANES; p++)); do
+			FAB_BATCH[$h]+="route replace ${FAB_HADDR[$o]}/128 via fe80::2 dev pl$p metric $((1024 + p))"$'\n'
+			leaf=t0$x-p$p
+			FAB_BATCH[$leaf]+="route replace ${FAB_HADDR[$h]}/128 via fe80::1 dev dn"$'\n'
+			ecmp=""
+			for ((s = 0; s < FAB_NSPINES; s++)); do
+				ecmp+=" nexthop via fe80::2 dev up$s"
+				sp=sp-p$p-s$s
+				FAB_BATCH[$sp]+="route replace ${FAB_HADDR[$h]}/128 via fe80::1 dev t0$x"$'\n'
+			done
+			FAB_BATCH[$leaf]+="route replace ${FAB_HADDR[$o]}/128$ecmp"$'\n'
+		done
+	done
+	_fab_run "ip -6" "${!FAB_BATCH[@]}"
+}
+
 mrc_fabric_up() { mrc_fabric_planes && mrc_fabric_routes "$1"; }
 
 xfer_verdict() {

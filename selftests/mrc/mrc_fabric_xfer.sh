@@ -90,32 +90,6 @@ HB=${FAB_HADDR[hB]}
 
 mrc_fabric_planes || exit $ksft_fail
 
-# none mode needs the plane-less host addresses routed in every plane
-# (the fabric routes them only through SRv6): host routes per plane device,
-# leaves towards their host or ECMP over the spines, spines to the leaves.
-fabric_plain_routes() {
-	local h o p s x leaf sp ecmp
-	FAB_BATCH=()
-	for h in hA hB; do
-		o=hB; [ "$h" = hB ] && o=hA
-		x=${h#h} x=${x,,}
-		for ((p = 0; p < FAB_NPLANES; p++)); do
-			FAB_BATCH[$h]+="route replace ${FAB_HADDR[$o]}/128 via fe80::2 dev pl$p metric $((1024 + p))"$'\n'
-			leaf=t0$x-p$p
-			FAB_BATCH[$leaf]+="route replace ${FAB_HADDR[$h]}/128 via fe80::1 dev dn"$'\n'
-			ecmp=""
-			for ((s = 0; s < FAB_NSPINES; s++)); do
-				ecmp+=" nexthop via fe80::2 dev up$s"
-				sp=sp-p$p-s$s
-				FAB_BATCH[$sp]+="route replace ${FAB_HADDR[$h]}/128 via fe80::1 dev t0$x"$'\n'
-			done
-			FAB_BATCH[$leaf]+="route replace ${FAB_HADDR[$o]}/128$ecmp"$'\n'
-		done
-	done
-	_fab_run "ip -6" "${!FAB_BATCH[@]}"
-}
-
-
 # Counters: "node key packets" lines; SID routes plus the spines' ports.
 snap() {
 	local f=$1 sp d pids=()
@@ -202,7 +176,7 @@ spray_check() {
 }
 
 # ---- integrity and spraying per encapsulation ----
-fabric_plain_routes || { log "FAIL: plain routes"; exit $ksft_fail; }
+mrc_fabric_plain_routes || { log "FAIL: plain routes"; exit $ksft_fail; }
 for mode in srh usid none; do
 	t0=$(ms_now)
 	mrc_fabric_routes "$mode" || exit $ksft_fail

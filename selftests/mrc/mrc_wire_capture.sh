@@ -18,6 +18,13 @@
 # every packet MRC, none malformed, every ICRC valid (the dissector's and,
 # independently, scripts/mrc_icrc.py's), data PSNs complete per QP and in
 # order as hA sent them, every header kind seen.
+#
+# Both hosts send packet by packet (EV profile burst 1): a capture on a
+# host shows a flowcell as the one segmentation-offload datagram the stack
+# handed the device (as TCP's TSO super-frames), which a RoCE dissector
+# cannot cut into its packets; a NIC puts the segments on the wire. The
+# segments' own ICRCs are checked by the receiver (mrc_flowcell.sh:
+# RxBadIcrc stays 0).
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
@@ -36,6 +43,9 @@ mkdir -p "$CAPDIR" && rm -f "$CAP" "$CAP.meta"
 
 fabric_create || exit $ksft_fail
 mrc_fabric_up srh || exit $ksft_fail
+for h in hA hB; do
+	mrcctl "$h" profile set id 0 burst 1 >/dev/null || exit $ksft_fail
+done
 HA=${FAB_HADDR[hA]}
 HB=${FAB_HADDR[hB]}
 

@@ -8,7 +8,11 @@
 //  - a decoded payload lies inside the input;
 //  - every prefix shorter than the headers (+ ICRC) fails with ETRUNC;
 //  - the encoding is canonical: an accepted packet re-encodes to exactly the
-//    input bytes (ICRC excepted when it was not verified).
+//    input bytes (ICRC excepted when it was not verified);
+//  - MRC_DECODE_HDR_ONLY on a data opcode reads nothing past the data
+//    headers (given an exact-size copy of at most MRC_DATA_HDR_MAX bytes
+//    and the whole length) and, where the whole packet decodes, agrees
+//    with it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -25,9 +29,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // exact-size heap copy: any overread hits the ASan redzone
     std::vector<u8> in(data + 1, data + size);
     const u32 len = static_cast<u32>(in.size());
-    mrc_pkt p;
+    mrc_pkt p, h;
+    int hrc = -1;
 
+    if (len && mrc_op_is_data(in[0])) {
+        std::vector<u8> hdr(in.begin(),
+                            in.begin() + (len < MRC_DATA_HDR_MAX ? len : MRC_DATA_HDR_MAX));
+        hrc = mrc_pkt_decode_flags(hdr.data(), len, flags | MRC_DECODE_HDR_ONLY, &h);
+    }
     if (mrc_pkt_decode_flags(in.data(), len, flags, &p) != 0) return 0;
+    if (hrc >= 0 && !p.trimmed &&
+        (hrc != 0 || h.payload_len != p.payload_len || h.bth.psn != p.bth.psn ||
+         h.reth.va != p.reth.va || h.meth.msn != p.meth.msn))
+        abort();
     if (p.payload_len && (p.payload < in.data() || p.payload + p.payload_len > in.data() + len))
         abort();
     // every prefix too short for the headers (+ ICRC) is refused as truncated

@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Flowcells leave as segmentation-offload datagrams and arrive whole, on
+# every encapsulation. On the emulated fabric (mrc_fabric_lib.sh: 2 hosts x
+# 4 planes x 2 spines), per encapsulation (srh, usid, none), one transfer
+# with the EV profile's default burst and one with burst 1:
+#
+#  - digests equal both ways (mrc_xfer), every message delivered;
+#  - skbs per MRC packet on hA's sending side: the skbs its four plane
+#    devices transmitted against the packets mrc.ko sent (TxPackets of
+#    hA's /proc/net/mrc, which counts every MRC packet of a flowcell):
+#    flowcells at most 0.6 (a burst of 16 is one skb; SACKs, the reverse
+#    direction's acknowledgements, stay one skb each), burst 1 at least
+#    0.9 (every packet its own skb);
+#  - flowcells arrive whole: the skbs hB's plane devices received against
+#    the MRC packets hB processed (RxPackets, one per packet of a
+#    flowcell walked at gso_size): flowcells at most 0.6, burst 1 at
+#    least 0.9;
+#  - the receiver processed every packet all the same: hB's RxPackets at
+#    least hA's TxPackets minus a tenth (what is lost on the way is
+#    retransmitted and counted again), and found no ICRC wrong (RxBadIcrc
+#    unchanged: each segment of a flowcell carries the ICRC of its own
+#    pseudo-header, UDP length included, which hB recomputes).
+#
+# The ratios are logged next to the goodput of each run.
+cd "$(dirname "$0")" || exit 1
+. ./mrc_lib.sh
+. ./mrc_fabric_lib.sh
+. ./mrc_fabric_mrc.sh
+
+N=${MRC_FC_MSGS:-40}
+MAX=${MRC_FC_MAX:-1048576}
+out=$(mktemp -d)
+port=7400
+
+mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
+[ -x "$MRCCTL" ] || { log "mrcctl not built at $MRCCTL"; exit $ksft_fail; }
+trap 'fabric_destroy; rm -rf "$out"' EXIT
+
+# counter HOST NAME: one /proc/net/mrc counter of a fabric host
+counter() { fabric_exec "$1" cat /proc/net/mrc | awk -v k="$2" '$1 == k { print $2 }'; }
+# dev_stat HOST tx|rx: skbs through the host's plane devices, summed
+dev_stat() {
+	local p s=0
+	for ((p = 0; p < FAB_NPLANES; p++)); do
+		s=$((s + $(fabric_exec "$1" cat "/sys/class/net/pl$p/statistics/$2_packets")))
+	done
+	echo "$s"
+}
+# ratio A B: A / B with three decimals
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'; }
+# le X Y / ge X Y: numeric comparisons of decimals
+le() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x <= y) }'; }
+ge() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x >= y) }'; }
+
+fabric_create || exit $ksft_fail
+HB=${FAB_HADDR[hB]}
+mrc_fabric_planes || exit $ksft_fail
+
+# run MODE BURST: one transfer; checks as described above
+run() {
+	local mode=$1 burst=$2 name="$1-burst$2" h rc src spid tx0 tx1 p0 p1 r0 r1
+	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr
+	for h in hA hB; do
+		mrcctl "$h" profile set id 0 burst "$burst" >/dev/null ||
+			{ check "$name: profile burst $burst" false; return; }
+	done
+	port=$((port + 1))
+	tx0=$(dev_stat hA tx) p0=$(counter hA TxPackets)
+	d0=$(dev_stat hB rx) r0=$(counter hB RxPackets) i0=$(counter hB RxBadIcrc)
+	fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 \
+		>"$out/$name.srv" 2>"$out/$name.srv.err" &
+	spid=$!
+	sleep 0.3
+	fabric_exec hA timeout 300 ./mrc_xfer -c "$HB" -p "$port" -n "$N" -M "$MAX" -s 22 \
+		>"$out/$name.cli" 2>"$out/$name.cli.err"
+	rc=$?
+	[ "$rc" != 0 ] && kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	tx1=$(dev_stat hA tx) p1=$(counter hA TxPackets)
+	d1=$(dev_stat hB rx) r1=$(counter hB RxPackets) i1=$(counter hB RxBadIcrc)
+	xfer_verdict "$name" "$out" "$rc" "$src"
+	skbs=$((tx1 - tx0)) pkts=$((p1 - p0)) rskbs=$((d1 - d0)) rx=$((r1 - r0))
+	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx")
+	log "$name: hA sent $pkts MRC packets in $skbs skbs ($txr)," \
+		"hB received $rx in $rskbs ($rxr); $(grep rate "$out/$name.cli")"
+	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
+	if [ "$burst" = 1 ]; then
+		check "$name: one skb per packet sent ($txr >= 0.9)" ge "$txr" 0.9
+		check "$name: one skb per packet received ($rxr >= 0.9)" ge "$rxr" 0.9
+	else
+		check "$name: flowcells, not packets, sent ($txr <= 0.6)" le "$txr" 0.6
+		check "$name: flowcells arrive whole ($rxr <= 0.6)" le "$rxr" 0.6
+	fi
+	check "$name: the receiver processed every packet ($rx >= 0.9 x $pkts)" \
+		[ "$((rx * 10))" -ge "$((pkts * 9))" ]
+	check "$name: every ICRC right ($((i1 - i0)) RxBadIcrc)" [ "$i1" = "$i0" ]
+}
+
+for mode in srh usid none; do
+	if [ "$mode" = none ]; then
+		# Plain IPv6 needs the host addresses routed in every plane:
+		# the leaves' ECMP over the spines, as in mrc_fabric_xfer.sh.
+		mrc_fabric_plain_routes || { check "none: plain routes" false; continue; }
+	fi
+	mrc_fabric_routes "$mode" || exit $ksft_fail
+	run "$mode" 16
+	run "$mode" 1
+done
+for h in hA hB; do mrcctl "$h" profile set id 0 burst 16 >/dev/null; done
+
+finish
