@@ -148,7 +148,8 @@ void mrc_mb_write_skb(struct mrc_msgbuf *mb, u32 off,
 		va = kmap_local_page(pg);
 		err = skb_copy_bits(skb, soff, va + poff, n);
 		kunmap_local(va);
-		if (err)
+		/* The caller checked the payload lies in @skb: a bug too. */
+		if (WARN_ON_ONCE(err))
 			return;
 		soff += n;
 		off += n;

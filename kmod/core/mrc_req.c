@@ -461,7 +461,7 @@ static int req_send_new(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 }
 
 /**
- * mrc_req_burst_next() - the next packet of a flowcell, if it can go now.
+ * req_burst_next() - the next packet of a flowcell, if it can go now.
  * @c: connection
  * @now: current time
  * @prev: the packet before it in the burst (a first transmission)
