@@ -424,8 +424,9 @@ static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 	u32 max, i;
 	int n;
 
+	/* tx_burst is 1 whenever there is no txd (mrc_conn_start()). */
 	d = ms->txd ?: &one;
-	max = ms->txd ? ms->tx_burst : 1;
+	max = ms->tx_burst;
 	mrc_conn_ids(ms, &ids);
 	while ((n = mrc_conn_poll_tx_burst(conn, now, d, max)) > 0) {
 		for (i = 0; i < n; i++)

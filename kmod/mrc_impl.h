@@ -372,6 +372,8 @@ int mrc_mb_fill(struct mrc_msgbuf *mb, u32 off, u32 len, gfp_t gfp);
 void mrc_mb_write_skb(struct mrc_msgbuf *mb, u32 off,
 		      const struct sk_buff *skb, int soff, u32 len);
 void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len);
+void mrc_mb_read_skb(const struct mrc_msgbuf *mb, u32 off,
+		     struct sk_buff *skb, int soff, u32 len);
 int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from);
 int mrc_mb_to_iter(const struct mrc_msgbuf *mb, u32 len, struct iov_iter *to);
 

@@ -158,6 +158,38 @@ void mrc_mb_write_skb(struct mrc_msgbuf *mb, u32 off,
 }
 
 /**
+ * mrc_mb_read_skb() - copy bytes of a buffer into an skb, linear or not
+ * @mb: buffer (its pages exist over the range)
+ * @off: source offset
+ * @skb: destination, of at least @soff + @len bytes
+ * @soff: offset in @skb (from skb->data)
+ * @len: how many
+ *
+ * The transmit path's copy of a flowcell's payload into its page frags.
+ */
+void mrc_mb_read_skb(const struct mrc_msgbuf *mb, u32 off,
+		     struct sk_buff *skb, int soff, u32 len)
+{
+	while (len) {
+		u32 poff = off % PAGE_SIZE;
+		u32 n = min_t(u32, len, PAGE_SIZE - poff);
+		struct page *pg = *mrc_mb_slot(mb, off / PAGE_SIZE);
+		void *va;
+		int err;
+
+		va = kmap_local_page(pg);
+		err = skb_store_bits(skb, soff, va + poff, n);
+		kunmap_local(va);
+		/* The caller sized @skb for the burst: a bug. */
+		if (WARN_ON_ONCE(err))
+			return;
+		soff += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/**
  * mrc_mb_read() - copy bytes out of a buffer whose pages exist
  * @mb: buffer
  * @off: source offset

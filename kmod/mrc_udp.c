@@ -274,6 +274,33 @@ static const struct skb_checksum_ops mrc_crc_ops = {
 	.combine = mrc_crc_combine,
 };
 
+/* The IPv6/UDP fields an ICRC covers. */
+static void mrc_icrc_ip_set(struct mrc_icrc_ip6 *ip, const struct in6_addr *saddr,
+			    const struct in6_addr *daddr, u16 sport, u16 dport)
+{
+	memcpy(ip->saddr, saddr, sizeof(ip->saddr));
+	memcpy(ip->daddr, daddr, sizeof(ip->daddr));
+	ip->sport = sport;
+	ip->dport = dport;
+}
+
+/*
+ * The ICRC of the MRC packet of @len bytes (ICRC included) at offset @off
+ * of @skb, linear or not; @bth is a copy of its BTH. Transmit and receive
+ * alike: the pseudo-header has this packet's own UDP length, also for a
+ * segment of a flowcell.
+ */
+static u32 mrc_skb_icrc(const struct sk_buff *skb, int off, u32 len,
+			const struct mrc_icrc_ip6 *ip, const u8 *bth)
+{
+	u32 state = mrc_icrc_bth(mrc_icrc_seed(ip, len), bth);
+
+	state = (__force u32)__skb_checksum(skb, off + MRC_BTH_LEN,
+					    len - MRC_BTH_LEN - MRC_ICRC_LEN,
+					    (__force __wsum)state, &mrc_crc_ops);
+	return ~state;
+}
+
 /*
  * The RoCEv2 ICRC over the IPv6 header in front of UDP, UDP and the @len
  * MRC bytes at offset @off of @skb, linear or not; @bth is a copy of the
@@ -285,22 +312,13 @@ static bool mrc_rx_icrc_ok(const struct ipv6hdr *ip6, const struct udphdr *uh,
 {
 	struct mrc_icrc_ip6 ip;
 	__le32 crc;
-	u32 state;
 
-	memcpy(ip.saddr, &ip6->saddr, sizeof(ip.saddr));
-	memcpy(ip.daddr, &ip6->daddr, sizeof(ip.daddr));
-	ip.sport = ntohs(uh->source);
-	ip.dport = ntohs(uh->dest);
-	if (off + len <= skb_headlen(skb))
-		return mrc_pkt_icrc_ok(&ip, skb->data + off, len);
 	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
 	    skb_copy_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc)))
 		return false;
-	state = mrc_icrc_bth(mrc_icrc_seed(&ip, len), bth);
-	state = (__force u32)__skb_checksum(skb, off + MRC_BTH_LEN,
-					    len - MRC_BTH_LEN - MRC_ICRC_LEN,
-					    (__force __wsum)state, &mrc_crc_ops);
-	return ~state == le32_to_cpu(crc);
+	mrc_icrc_ip_set(&ip, &ip6->saddr, &ip6->daddr, ntohs(uh->source),
+			ntohs(uh->dest));
+	return mrc_skb_icrc(skb, off, len, &ip, bth) == le32_to_cpu(crc);
 }
 
 /* The pad bytes after a payload at @poff of @skb are zero. */
@@ -680,6 +698,28 @@ int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
 	return 0;
 }
 
+/*
+ * What mrc_xmit_queue() and mrc_xmit_one() need of an skb of @segs MRC
+ * packets of @seg_len bytes (the last one may be shorter), @pkt the first.
+ */
+static void mrc_cb_init(struct sk_buff *skb, u32 ev, const struct mrc_pkt *pkt,
+			u8 segs, u16 seg_len)
+{
+	mrc_cb(skb)->ev = ev;
+	mrc_cb(skb)->plane = mrc_ev_plane(ev);
+	mrc_cb(skb)->hs = pkt->bth.dest_qp == MRC_QPN_EP;
+	mrc_cb(skb)->data = mrc_op_is_data(pkt->bth.opcode);
+	mrc_cb(skb)->psn = pkt->bth.psn;
+	/*
+	 * Data is ECN-capable (ECT(0)): an AQM marks it instead of dropping
+	 * it, and the receiver's M field and NSCC take the mark. Control
+	 * packets stay Not-ECT, as TCP's pure ACKs do (RFC 3168).
+	 */
+	mrc_cb(skb)->tclass = mrc_op_is_data(pkt->bth.opcode) ? INET_ECN_ECT_0 : 0;
+	mrc_cb(skb)->segs = segs;
+	mrc_cb(skb)->seg_len = seg_len;
+}
+
 /**
  * mrc_build_pkt() - an skb holding one MRC packet, BTH to ICRC
  * @ms: connection (for the counters)
@@ -720,19 +760,7 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 		mrc_mb_read(mb, off, buf + hlen, plen);
 	/* The ICRC covers addresses and ports: mrc_xmit_one() writes it. */
 	memset(buf + hlen + plen, 0, pad + MRC_ICRC_LEN);
-	mrc_cb(skb)->ev = ev;
-	mrc_cb(skb)->plane = mrc_ev_plane(ev);
-	mrc_cb(skb)->hs = pkt->bth.dest_qp == MRC_QPN_EP;
-	mrc_cb(skb)->data = mrc_op_is_data(pkt->bth.opcode);
-	mrc_cb(skb)->psn = pkt->bth.psn;
-	/*
-	 * Data is ECN-capable (ECT(0)): an AQM marks it instead of dropping
-	 * it, and the receiver's M field and NSCC take the mark. Control
-	 * packets stay Not-ECT, as TCP's pure ACKs do (RFC 3168).
-	 */
-	mrc_cb(skb)->tclass = mrc_op_is_data(pkt->bth.opcode) ? INET_ECN_ECT_0 : 0;
-	mrc_cb(skb)->segs = 1;
-	mrc_cb(skb)->seg_len = total;
+	mrc_cb_init(skb, ev, pkt, 1, total);
 	return skb;
 err:
 	mrc_net_count(mn, MRC_CNT_TX_ERR);
@@ -752,30 +780,6 @@ u32 mrc_burst_max(u32 mtu, u32 burst)
 
 	burst = clamp_t(u32, burst ?: MRC_EV_BURST_DEFAULT, 1, MRC_EV_BURST_MAX);
 	return clamp_t(u32, MRC_BURST_BYTES / seg, 1, burst);
-}
-
-/* Copy @len bytes of message @mb at @moff into @skb's page frags at @off. */
-static void mrc_skb_put_msg(struct sk_buff *skb, u32 off,
-			    const struct mrc_msgbuf *mb, u32 moff, u32 len)
-{
-	const struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 i, fsz, in, n, start = skb_headlen(skb);
-
-	for (i = 0; i < sh->nr_frags && len; i++) {
-		const skb_frag_t *f = &sh->frags[i];
-
-		fsz = skb_frag_size(f);
-		if (off < start + fsz) {
-			in = off - start;
-			n = min(len, fsz - in);
-			/* Our own pages, GFP_ATOMIC: never highmem. */
-			mrc_mb_read(mb, moff, skb_frag_address(f) + in, n);
-			off += n;
-			moff += n;
-			len -= n;
-		}
-		start += fsz;
-	}
 }
 
 /**
@@ -836,18 +840,11 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 		plen = d[i].payload_len;
 		tail = d[i].pkt.bth.pad_cnt + MRC_ICRC_LEN;
 		skb_store_bits(skb, off, hdr, hlen);
-		mrc_skb_put_msg(skb, off + hlen, mb, d[i].msg_offset, plen);
+		mrc_mb_read_skb(mb, d[i].msg_offset, skb, off + hlen, plen);
 		skb_store_bits(skb, off + hlen + plen, zero, tail);
 		off += hlen + plen + tail;
 	}
-	mrc_cb(skb)->ev = d->ev;
-	mrc_cb(skb)->plane = mrc_ev_plane(d->ev);
-	mrc_cb(skb)->hs = false;
-	mrc_cb(skb)->data = true;
-	mrc_cb(skb)->psn = d->pkt.bth.psn;
-	mrc_cb(skb)->tclass = INET_ECN_ECT_0;
-	mrc_cb(skb)->segs = n;
-	mrc_cb(skb)->seg_len = seg;
+	mrc_cb_init(skb, d->ev, &d->pkt, n, seg);
 	return skb;
 }
 
@@ -926,60 +923,35 @@ static struct dst_entry *mrc_txp_route(struct net *net,
 }
 
 /*
- * Push UDP, IPv6 and (srh, usid) the outer headers in front of the MRC
- * packet at skb->data and send it. Consumes @skb and a reference on @dst.
- */
-/*
- * Write the ICRC in the last four bytes of the MRC packet at skb->data,
+ * Write the ICRC in the last four bytes of each MRC packet at skb->data,
  * now that the addresses and ports of the IPv6/UDP headers in front of it
- * are final (RoCEv2: they are covered; under SRv6, the inner ones).
+ * are final (RoCEv2: they are covered; under SRv6, the inner ones). The
+ * packets are @seg bytes each but the last (one packet: @seg = skb->len);
+ * a flowcell's segments each carry the ICRC of their own datagram.
  */
 static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp,
-			 __be16 dport)
+			 __be16 dport, u32 seg)
 {
-	u32 len = skb->len - MRC_ICRC_LEN;
-	struct mrc_icrc_ip6 ip;
-	__le32 crc;
-
-	memcpy(ip.saddr, tp->saddr, sizeof(ip.saddr));
-	memcpy(ip.daddr, tp->daddr, sizeof(ip.daddr));
-	ip.sport = tp->sport;
-	ip.dport = ntohs(dport);
-	crc = cpu_to_le32(mrc_icrc(&ip, skb->data, len));
-	memcpy(skb->data + len, &crc, sizeof(crc));
-}
-
-/*
- * The ICRC of every MRC packet of a flowcell (mrc_build_burst()): each is
- * the datagram of one segment, so its pseudo-header has that segment's
- * UDP length.
- */
-static void mrc_put_icrcs(struct sk_buff *skb, const struct mrc_txp *tp,
-			  __be16 dport)
-{
-	u32 seg = mrc_cb(skb)->seg_len, off, len, state;
 	u8 bth[MRC_BTH_LEN];
 	struct mrc_icrc_ip6 ip;
+	u32 off, len;
 	__le32 crc;
 
-	memcpy(ip.saddr, tp->saddr, sizeof(ip.saddr));
-	memcpy(ip.daddr, tp->daddr, sizeof(ip.daddr));
-	ip.sport = tp->sport;
-	ip.dport = ntohs(dport);
+	mrc_icrc_ip_set(&ip, tp->saddr, tp->daddr, tp->sport, ntohs(dport));
 	for (off = 0; off < skb->len; off += len) {
 		len = min(seg, skb->len - off);
-		if (skb_copy_bits(skb, off, bth, sizeof(bth)))
+		if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
+		    skb_copy_bits(skb, off, bth, sizeof(bth)))
 			return;
-		state = mrc_icrc_bth(mrc_icrc_seed(&ip, len), bth);
-		state = (__force u32)__skb_checksum(skb, off + MRC_BTH_LEN,
-						    len - MRC_BTH_LEN - MRC_ICRC_LEN,
-						    (__force __wsum)state,
-						    &mrc_crc_ops);
-		crc = cpu_to_le32(~state);
+		crc = cpu_to_le32(mrc_skb_icrc(skb, off, len, &ip, bth));
 		skb_store_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc));
 	}
 }
 
+/*
+ * Push UDP, IPv6 and (srh, usid) the outer headers in front of the MRC
+ * packet at skb->data and send it. Consumes @skb and a reference on @dst.
+ */
 static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 			struct dst_entry *dst, const struct mrc_txp *tp)
 {
@@ -996,10 +968,7 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	u8 nh;
 	int len;
 
-	if (segs > 1)
-		mrc_put_icrcs(skb, tp, dport);
-	else
-		mrc_put_icrc(skb, tp, dport);
+	mrc_put_icrc(skb, tp, dport, segs > 1 ? seg_len : skb->len);
 	__skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);

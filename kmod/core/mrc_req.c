@@ -490,7 +490,7 @@ static int req_burst_next(struct mrc_conn *c, u64 now,
 	if (slot < 0)
 		return MRC_E_AGAIN;
 	m = &r->msgs[slot];
-	if (m->msn != prev->msn || !m->seg_pkts)
+	if (m->msn != prev->msn)
 		return MRC_E_AGAIN;
 	ev = txp(r, prev->pkt.bth.psn)->ev_idx;
 	e = &c->evm.ev[ev];
