@@ -1304,7 +1304,7 @@ static int mrc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 #define MRC_NL_CONN_EV_SIZE						\
 	(nla_total_size(0) + 2 * nla_total_size(sizeof(u32)) +		\
 	 3 * nla_total_size(sizeof(u8)) +				\
-	 5 * nla_total_size_64bit(sizeof(u64)))
+	 6 * nla_total_size_64bit(sizeof(u64)))
 #define MRC_NL_CONN_PLANE_SIZE						\
 	(nla_total_size(0) + 2 * nla_total_size(sizeof(u8)) +		\
 	 4 * nla_total_size(sizeof(u32)) +				\
@@ -1391,7 +1391,8 @@ static int mrc_nl_fill_conn_ev(struct sk_buff *skb, u32 idx,
 	    mrc_nl_put_u64(skb, MRC_CONN_EV_ATTR_SACKED, e->cnt.sacked, pad) ||
 	    mrc_nl_put_u64(skb, MRC_CONN_EV_ATTR_NACKED, e->cnt.nacked, pad) ||
 	    mrc_nl_put_u64(skb, MRC_CONN_EV_ATTR_TIMEOUTS, e->cnt.timeouts, pad) ||
-	    mrc_nl_put_u64(skb, MRC_CONN_EV_ATTR_ECN, e->cnt.ecn, pad))
+	    mrc_nl_put_u64(skb, MRC_CONN_EV_ATTR_ECN, e->cnt.ecn, pad) ||
+	    mrc_nl_put_u64(skb, MRC_CONN_EV_ATTR_LOSSES, e->cnt.lost, pad))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

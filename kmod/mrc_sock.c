@@ -832,6 +832,9 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 		mi->mi_rcv_cack = st->rcv_cack;
 		mi->mi_spurious_timeouts = st->spurious_timeouts;
 		mi->mi_rto_ns = st->rto_ns;
+		mi->mi_lost_inferred = st->lost_inferred;
+		mi->mi_spurious_losses = st->spurious_losses;
+		mi->mi_tlp_probes = st->tx_rtx_tlp;
 		kfree(st);
 	}
 	n = mrc_conn_num_evs(ms->conn);

@@ -156,6 +156,17 @@ void mrc_cc_on_timeout(struct mrc_cc *cc, u64 now)
 }
 
 /**
+ * mrc_cc_on_loss() - tell the algorithm a packet was inferred lost.
+ * @cc: state
+ * @now: current time
+ * @bytes: payload bytes of the lost packet
+ */
+void mrc_cc_on_loss(struct mrc_cc *cc, u64 now, u32 bytes)
+{
+	cc->ops->on_loss(cc, now, bytes);
+}
+
+/**
  * mrc_cc_cwnd() - the window the requester obeys.
  * @cc: state
  *
@@ -194,6 +205,13 @@ static void fixed_on_timeout(struct mrc_cc *cc, u64 now)
 	cc->cnt.timeout++;
 }
 
+static void fixed_on_loss(struct mrc_cc *cc, u64 now, u32 bytes)
+{
+	(void)now;
+	(void)bytes;
+	cc->cnt.loss++;
+}
+
 static u32 fixed_cwnd(const struct mrc_cc *cc)
 {
 	return cc->cwnd;
@@ -206,5 +224,6 @@ const struct mrc_cc_ops mrc_cc_fixed_ops = {
 	.on_ack = fixed_on_ack,
 	.on_nack = fixed_on_nack,
 	.on_timeout = fixed_on_timeout,
+	.on_loss = fixed_on_loss,
 	.cwnd = fixed_cwnd,
 };

@@ -46,6 +46,7 @@ struct mrc_cc_ack {
  * @hold: holds (ECN, delay below target)
  * @trim: window cuts for trims
  * @timeout: window cuts for timeouts
+ * @loss: window cuts for losses inferred before their timeout
  * @restore: windows restored after a spurious timeout
  */
 struct mrc_cc_counters {
@@ -55,6 +56,7 @@ struct mrc_cc_counters {
 	u64 hold;
 	u64 trim;
 	u64 timeout;
+	u64 loss;
 	u64 restore;
 };
 
@@ -69,6 +71,8 @@ struct mrc_cc;
  * @on_nack: a NACK (enum mrc_nack_reason) for a packet of @bytes payload
  * @on_timeout: one or more packets timed out at @now (called once per
  *	timer pass, not per packet)
+ * @on_loss: a packet of @bytes payload was inferred lost: packets sent
+ *	after it were delivered (called per packet)
  * @cwnd: current window in payload bytes (>= cc->p.min_wnd_bytes)
  */
 struct mrc_cc_ops {
@@ -78,6 +82,7 @@ struct mrc_cc_ops {
 	void (*on_ack)(struct mrc_cc *cc, const struct mrc_cc_ack *a);
 	void (*on_nack)(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes);
 	void (*on_timeout)(struct mrc_cc *cc, u64 now);
+	void (*on_loss)(struct mrc_cc *cc, u64 now, u32 bytes);
 	u32 (*cwnd)(const struct mrc_cc *cc);
 };
 
@@ -127,6 +132,7 @@ int mrc_cc_init(struct mrc_cc *cc, u8 id, const struct mrc_cc_profile *prof,
 void mrc_cc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a);
 void mrc_cc_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes);
 void mrc_cc_on_timeout(struct mrc_cc *cc, u64 now);
+void mrc_cc_on_loss(struct mrc_cc *cc, u64 now, u32 bytes);
 u32 mrc_cc_cwnd(const struct mrc_cc *cc);
 u32 mrc_cc_bdp_wnd(const struct mrc_cc_profile *p, u64 rtt_ns);
 

@@ -18,7 +18,11 @@
  *   per RTT, the same for every connection: converges to fairness).
  * Multiplicative decrease: -window * min(max_md, gamma * (delay - target)
  *   / delay), at most once per base RTT.
- * Trims (NACK TRIMMED / TRIMMED_LASTHOP) remove the trimmed packet's bytes;
+ * Trims (NACK TRIMMED / TRIMMED_LASTHOP) and losses inferred from later
+ * deliveries (mrc_req_loss.c) remove the packet's bytes: a sprayed
+ * connection sees single drops on one path of many (corruption, a flap),
+ * and halving the window for each would cost every other path its share;
+ * persistent congestion shows as delay and ECN first;
  * a timeout pass cuts by max_md, at most once per smoothed RTT (the packets
  * of one window time out in several timer passes: one loss event, one cut),
  * and remembers the old window, restored if the timeout proves spurious
@@ -165,6 +169,14 @@ static void nscc_on_timeout(struct mrc_cc *cc, u64 now)
 	nscc_clamp(cc);
 }
 
+static void nscc_on_loss(struct mrc_cc *cc, u64 now, u32 bytes)
+{
+	(void)now;
+	cc->cnt.loss++;
+	cc->cwnd = cc->cwnd > bytes ? cc->cwnd - bytes : 0;
+	nscc_clamp(cc);
+}
+
 static u32 nscc_cwnd(const struct mrc_cc *cc)
 {
 	u64 w = mrc_div64((u64)cc->cwnd * (128 - cc->penalty), 128);
@@ -179,5 +191,6 @@ const struct mrc_cc_ops mrc_cc_nscc_ops = {
 	.on_ack = nscc_on_ack,
 	.on_nack = nscc_on_nack,
 	.on_timeout = nscc_on_timeout,
+	.on_loss = nscc_on_loss,
 	.cwnd = nscc_cwnd,
 };

@@ -50,6 +50,8 @@ void mrc_conn_cfg_init(struct mrc_conn_cfg *cfg, u8 n_planes)
 	cfg->rto_linear_retries = 3;
 	cfg->rto_max_backoff = 6;
 	cfg->retry_budget = 256;
+	cfg->reo_wnd_pm = MRC_REO_WND_PM_DEFAULT;
+	cfg->tlp = 1;
 	cfg->progress_timeout_ns = 10000000000ull;
 	cfg->sack_every_pkts = 4;
 	cfg->sack_delay_ns = 20000;
@@ -97,6 +99,7 @@ int mrc_conn_cfg_check(const struct mrc_conn_cfg *cfg)
 	    (cfg->rx_max_msgs & (cfg->rx_max_msgs - 1)))
 		return MRC_E_INVAL;
 	if (cfg->rto_exp > MRC_RTO_EXP_MAX || cfg->rto_max_backoff > 16 ||
+	    cfg->reo_wnd_pm > MRC_REO_WND_PM_MAX || cfg->tlp > 1 ||
 	    !cfg->sack_every_pkts || !cfg->event_queue_len ||
 	    cfg->event_queue_len > MRC_EVQ_MAX ||
 	    cfg->peer_qpn > MRC_QPN_MASK || cfg->peer_qpn == MRC_QPN_EP ||

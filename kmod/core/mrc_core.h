@@ -45,12 +45,18 @@ enum mrc_tx_pkt_state {
  * @MRC_RTX_NACK: NACKed (trim, or resource after the back-off delay)
  * @MRC_RTX_PLANE_DOWN: its plane went down
  * @MRC_RTX_LOCAL: the sending host's own queue refused it (a local drop)
+ * @MRC_RTX_INFERRED: packets sent after it were delivered and it was not,
+ *	for longer than the reordering window (mrc_req_loss.c)
+ * @MRC_RTX_TLP: tail-loss probe: nothing was acknowledged for a probe
+ *	timeout; the newest packet in flight goes again (not declared lost)
  */
 enum mrc_rtx_cause {
 	MRC_RTX_TIMEOUT = 0,
 	MRC_RTX_NACK = 1,
 	MRC_RTX_PLANE_DOWN = 2,
 	MRC_RTX_LOCAL = 3,
+	MRC_RTX_INFERRED = 4,
+	MRC_RTX_TLP = 5,
 };
 
 /**
@@ -70,11 +76,13 @@ enum mrc_rtx_cause {
  * @rtx_cause: enum mrc_rtx_cause (LOST)
  * @sampled: an RTT sample was taken from this transmission
  * @tx_ts: TSETH timestamp of the last transmission
- * @to_tx_ns: send time of the last transmission that timed out (0: none);
- *	kept until the PSN is acknowledged, to recognise a spurious timeout
- * @to_rto_ns: the RTO it waited before it was declared lost
+ * @to_tx_ns: send time of the last transmission that timed out or was
+ *	inferred lost (0: none); kept until the PSN is acknowledged, to
+ *	recognise a spurious loss
+ * @to_rto_ns: the time it waited before it was declared lost
  * @to_tx_ts: its TSETH timestamp
  * @to_ev_idx: its EV
+ * @to_cause: MRC_RTX_TIMEOUT or MRC_RTX_INFERRED: how it was declared lost
  */
 struct mrc_tx_pkt {
 	u64 tx_ns;
@@ -95,6 +103,7 @@ struct mrc_tx_pkt {
 	u16 tx_ts;
 	u16 to_tx_ts;
 	u16 to_ev_idx;
+	u8 to_cause;
 };
 
 /**
@@ -163,6 +172,18 @@ struct mrc_tx_msg {
  * @progress_ns: last forward progress (or when data became outstanding)
  * @heard_ns: last valid SACK or NACK from the peer
  * @orphan: the application closed: NACKs do not count as life
+ * @rack_tx_ns: send time of the most recently sent packet known delivered
+ *	(0: none yet); any packet sent before it and not delivered within the
+ *	reordering window is lost (mrc_req_loss.c)
+ * @rack_rtt_ns: that packet's round-trip time
+ * @rack_deadline: when the oldest such packet's reordering window ends
+ * @reo_mult: reordering window multiplier; grows with every loss inference
+ *	proven spurious, decays by one per @reo_decay_left clean recoveries
+ * @reo_decay_left: inferred losses left before @reo_mult decays
+ * @tlp_base_ns: last new transmission or acknowledgment: the tail-loss
+ *	probe is due a probe timeout after it
+ * @tlp_out: a tail-loss probe is out, unanswered; no other until an
+ *	acknowledgment
  */
 struct mrc_req {
 	struct mrc_tx_pkt *pkts;
@@ -200,6 +221,13 @@ struct mrc_req {
 	u64 progress_ns;
 	u64 heard_ns;
 	u8 orphan;
+	u64 rack_tx_ns;
+	u64 rack_rtt_ns;
+	u64 rack_deadline;
+	u8 reo_mult;
+	u8 reo_decay_left;
+	u64 tlp_base_ns;
+	u8 tlp_out;
 };
 
 /**
@@ -338,6 +366,19 @@ struct mrc_conn {
 	u64 rto_base_ns;
 };
 
+static inline struct mrc_tx_pkt *mrc_txp(const struct mrc_req *r, u32 psn)
+{
+	return &r->pkts[psn & r->ring_mask];
+}
+
+/* PSN is in [snd_una, snd_nxt). */
+static inline bool mrc_req_in_flight(const struct mrc_req *r, u32 psn)
+{
+	s32 a = mrc_psn_diff(psn, r->snd_una);
+
+	return a >= 0 && a < mrc_psn_diff(r->snd_nxt, r->snd_una);
+}
+
 static inline u16 mrc_ts16(u64 now)
 {
 	return (u16)(now / MRC_TS_UNIT_NS);
@@ -355,6 +396,16 @@ u32 mrc_req_poll_burst(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d,
 int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s);
 int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n);
 void mrc_req_on_timer(struct mrc_conn *c, u64 now);
+void mrc_req_mark_lost(struct mrc_req *r, u32 psn, u8 cause);
+void mrc_req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
+		      struct mrc_tx_pkt *p, bool exact);
+void mrc_loss_note_delivered(struct mrc_conn *c, u64 now,
+			     const struct mrc_tx_pkt *p);
+void mrc_loss_detect(struct mrc_conn *c, u64 now);
+void mrc_loss_on_spurious(struct mrc_conn *c);
+void mrc_loss_tlp_arm(struct mrc_conn *c, u64 now);
+bool mrc_loss_tlp_fire(struct mrc_conn *c, u64 now);
+u64 mrc_loss_deadline(const struct mrc_conn *c);
 void mrc_req_plane_down(struct mrc_conn *c, u8 plane);
 int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev);
 u64 mrc_req_deadline(const struct mrc_conn *c);

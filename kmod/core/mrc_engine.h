@@ -63,6 +63,9 @@ extern "C" {
 #define MRC_MTU_MIN		64
 #define MRC_MTU_MAX		65536
 #define MRC_RTO_EXP_MAX		24
+/* Reordering window, per mille of the minimum RTT (cfg.reo_wnd_pm). */
+#define MRC_REO_WND_PM_DEFAULT	1000
+#define MRC_REO_WND_PM_MAX	4000
 #define MRC_NO_DEADLINE		(~(u64)0)
 
 /*
@@ -208,6 +211,12 @@ struct mrc_cc_profile {
  * @rto_max_backoff: cap of the backoff exponent (RTO <= base << cap)
  * @retry_budget: timeouts the connection tolerates without forward
  *	progress; one more is a connection error (MRC_CONN_ERR_RETRY)
+ * @reo_wnd_pm: loss inference: a packet not delivered when packets sent
+ *	after it were is lost once the reordering window has passed, this many
+ *	per mille of the minimum RTT (widened by spurious inferences, at most
+ *	the base RTO); 0: off, losses are found by timeouts alone
+ * @tlp: send a tail-loss probe (the newest packet in flight, again) when
+ *	nothing was acknowledged for two smoothed RTTs plus sack_delay_ns
  * @progress_timeout_ns: data outstanding and, for this long, neither
  *	forward progress nor (unless orphaned, see mrc_conn_set_orphan())
  *	any SACK or NACK from the peer: connection error
@@ -254,6 +263,8 @@ struct mrc_conn_cfg {
 	u8 rto_linear_retries;
 	u8 rto_max_backoff;
 	u32 retry_budget;
+	u16 reo_wnd_pm;
+	u8 tlp;
 	u64 progress_timeout_ns;
 
 	u16 sack_every_pkts;
@@ -299,6 +310,9 @@ enum mrc_ev_state {
  *	below ev_min_active and no backup was left: the EV stays as it was
  * @MRC_EVC_LATE_ACK: the packet whose timeout demoted the EV was acknowledged
  *	after all: the path delivers, it was slow, not dead
+ * @MRC_EVC_LOSS: a packet on this EV was inferred lost (packets sent after
+ *	it on other EVs were delivered, it was not, for longer than the
+ *	reordering window): silent loss, found before its timeout
  */
 enum mrc_ev_cause {
 	MRC_EVC_ECN = 0,
@@ -310,6 +324,7 @@ enum mrc_ev_cause {
 	MRC_EVC_PROMOTE = 6,
 	MRC_EVC_FLOOR_HOLD = 7,
 	MRC_EVC_LATE_ACK = 8,
+	MRC_EVC_LOSS = 9,
 };
 
 /**
@@ -519,6 +534,7 @@ enum mrc_rx_verdict {
  * @probes_ok: probes on this EV answered
  * @late_acks: packets that timed out on this EV and were acknowledged after
  *	all (spurious timeouts)
+ * @lost: packets sent on this EV inferred lost before their timeout
  */
 struct mrc_ev_counters {
 	u64 sent;
@@ -530,6 +546,7 @@ struct mrc_ev_counters {
 	u64 probes;
 	u64 probes_ok;
 	u64 late_acks;
+	u64 lost;
 };
 
 /**
@@ -577,6 +594,8 @@ struct mrc_plane_info {
  * @tx_rtx_nack: ... caused by a NACK
  * @tx_rtx_plane_down: ... caused by a plane going down
  * @tx_rtx_local: ... caused by a local drop (mrc_conn_tx_dropped())
+ * @tx_rtx_inferred: ... caused by a loss inferred before its timeout
+ * @tx_rtx_tlp: ... tail-loss probes
  * @tx_local_drops: data packets the host reported it could not send
  * @tx_sacks: SACKs sent
  * @tx_nacks: NACKs sent
@@ -603,6 +622,10 @@ struct mrc_plane_info {
  * @spurious_rtx: retransmissions the receiver already had
  * @spurious_timeouts: timeouts proven spurious by the acknowledgment of the
  *	transmission that timed out (sender side; see mrc_req_on_sack())
+ * @lost_inferred: packets inferred lost before their timeout (packets sent
+ *	after them were delivered)
+ * @spurious_losses: ... of these proven spurious (acknowledged after all:
+ *	reordering beyond the window, which then widens)
  * @rnr_episodes: times the receiver refused data for lack of resources
  *	(resource NACK) and the sender entered receiver-not-ready mode
  * @rnr_probes: single-packet probes sent in receiver-not-ready mode
@@ -628,6 +651,8 @@ struct mrc_conn_stats {
 	u64 tx_rtx_nack;
 	u64 tx_rtx_plane_down;
 	u64 tx_rtx_local;
+	u64 tx_rtx_inferred;
+	u64 tx_rtx_tlp;
 	u64 tx_local_drops;
 	u64 tx_sacks;
 	u64 tx_nacks;
@@ -652,6 +677,8 @@ struct mrc_conn_stats {
 	u64 timeouts;
 	u64 spurious_rtx;
 	u64 spurious_timeouts;
+	u64 lost_inferred;
+	u64 spurious_losses;
 	u64 rnr_episodes;
 	u64 rnr_probes;
 	u32 retry_left;

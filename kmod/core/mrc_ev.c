@@ -607,6 +607,23 @@ void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx)
 }
 
 /**
+ * mrc_ev_on_loss() - a packet sent on this EV was inferred lost.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ *
+ * The same verdict as a timeout, reached sooner: deliveries on other EVs
+ * of packets sent after it show the path dropped it (mrc_req_loss.c).
+ * GOOD/SKIP -> ASSUMED_BAD, replaced by a backup, probed back; a late
+ * acknowledgment revives it (mrc_ev_on_late_ack()).
+ */
+void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx)
+{
+	m->ev[idx].cnt.lost++;
+	ev_assume_bad(m, now, idx, MRC_EVC_LOSS);
+}
+
+/**
  * mrc_ev_probe_due() - an ASSUMED_BAD EV whose probe is due.
  * @m: manager
  * @now: current time
@@ -815,6 +832,7 @@ static void cnt_add(struct mrc_ev_counters *d, const struct mrc_ev_counters *s)
 	d->probes += s->probes;
 	d->probes_ok += s->probes_ok;
 	d->late_acks += s->late_acks;
+	d->lost += s->lost;
 }
 
 /**

@@ -19,7 +19,7 @@
 
 /**
  * struct mrc_ev_entry - one entropy value.
- * @value: the EV (plane in bits 0..7, entropy above)
+ * @value: the EV (plane in bits 31..24, entropy below)
  * @plane: plane index
  * @state: enum mrc_ev_state
  * @active: member of the rotation (rot[rot_pos] == this index)
@@ -28,6 +28,8 @@
  * @rot_pos: position in the rotation when @active
  * @next_probe_ns: ASSUMED_BAD: when to probe next
  * @probe_sent_ns: when the last probe left (0: none outstanding)
+ * @delivered_tx_ns: send time of the newest packet sent on this EV known
+ *	delivered (the requester's loss detection, mrc_req_loss.c)
  * @cnt: counters
  */
 struct mrc_ev_entry {
@@ -40,6 +42,7 @@ struct mrc_ev_entry {
 	u16 rot_pos;
 	u64 next_probe_ns;
 	u64 probe_sent_ns;
+	u64 delivered_tx_ns;
 	struct mrc_ev_counters cnt;
 };
 
@@ -118,6 +121,7 @@ void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason);
 void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx);
 u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx);
 void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx);
+void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx);
 int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now);
 void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx);
 int mrc_ev_set_denied(struct mrc_ev_mgr *m, u64 now, int idx, bool denied);

@@ -32,19 +32,6 @@
  */
 #include "mrc_core.h"
 
-static struct mrc_tx_pkt *txp(const struct mrc_req *r, u32 psn)
-{
-	return &r->pkts[psn & r->ring_mask];
-}
-
-/* PSN is in [snd_una, snd_nxt). */
-static bool req_in_flight(const struct mrc_req *r, u32 psn)
-{
-	s32 a = mrc_psn_diff(psn, r->snd_una);
-
-	return a >= 0 && a < mrc_psn_diff(r->snd_nxt, r->snd_una);
-}
-
 /**
  * mrc_req_init() - allocate the requester's rings.
  * @c: connection with a validated cfg
@@ -72,6 +59,8 @@ int mrc_req_init(struct mrc_conn *c)
 	r->send_wnd = c->cfg.mpr;
 	r->retry_left = c->cfg.retry_budget;
 	r->rto_deadline = MRC_NO_DEADLINE;
+	r->rack_deadline = MRC_NO_DEADLINE;
+	r->reo_mult = 1;
 	return MRC_OK;
 }
 
@@ -165,7 +154,7 @@ static void rtxq_rebuild(struct mrc_req *r)
 	r->rtxq_head = 0;
 	r->rtxq_count = 0;
 	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1))
-		if (txp(r, psn)->state == MRC_TXP_LOST)
+		if (mrc_txp(r, psn)->state == MRC_TXP_LOST)
 			r->rtxq[r->rtxq_count++] = psn;
 }
 
@@ -178,10 +167,15 @@ static void req_clear_nack_wait(struct mrc_req *r, struct mrc_tx_pkt *p)
 	r->nack_waiting--;
 }
 
-/* @psn was SENT: it is lost now and waits for a retransmission. */
-static void req_mark_lost(struct mrc_req *r, u32 psn, u8 cause)
+/**
+ * mrc_req_mark_lost() - @psn was SENT: it waits for a retransmission now.
+ * @r: requester
+ * @psn: a SENT packet
+ * @cause: enum mrc_rtx_cause
+ */
+void mrc_req_mark_lost(struct mrc_req *r, u32 psn, u8 cause)
 {
-	struct mrc_tx_pkt *p = txp(r, psn);
+	struct mrc_tx_pkt *p = mrc_txp(r, psn);
 
 	p->state = MRC_TXP_LOST;
 	p->rtx_cause = cause;
@@ -221,7 +215,7 @@ static void req_emit(struct mrc_conn *c, u64 now, u32 psn, int ev_idx,
 		     bool rtx, bool ack_req, struct mrc_tx_desc *d)
 {
 	struct mrc_req *r = &c->req;
-	struct mrc_tx_pkt *p = txp(r, psn);
+	struct mrc_tx_pkt *p = mrc_txp(r, psn);
 	const struct mrc_tx_msg *m = &r->msgs[p->msg_slot];
 	struct mrc_pkt *k = &d->pkt;
 	u64 dl;
@@ -318,10 +312,10 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	 * waiting for window room would wait for the probe, which waits
 	 * behind it. Its queue entry is skipped later (no longer LOST).
 	 */
-	if (r->rnr && req_in_flight(r, r->rnr_probe_psn) &&
-	    txp(r, r->rnr_probe_psn)->state == MRC_TXP_LOST) {
+	if (r->rnr && mrc_req_in_flight(r, r->rnr_probe_psn) &&
+	    mrc_txp(r, r->rnr_probe_psn)->state == MRC_TXP_LOST) {
 		psn = r->rnr_probe_psn;
-		p = txp(r, psn);
+		p = mrc_txp(r, psn);
 		ev = mrc_ev_pick(&c->evm, now, p->ev_idx);
 		if (ev < 0)
 			return MRC_E_AGAIN;
@@ -332,8 +326,8 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	}
 	while (r->rtxq_count) {
 		psn = r->rtxq[r->rtxq_head];
-		p = txp(r, psn);
-		if (!req_in_flight(r, psn) || p->state != MRC_TXP_LOST) {
+		p = mrc_txp(r, psn);
+		if (!mrc_req_in_flight(r, psn) || p->state != MRC_TXP_LOST) {
 			r->rtxq_head = (r->rtxq_head + 1) & r->ring_mask;
 			r->rtxq_count--;
 			continue;
@@ -361,6 +355,10 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 			c->st.tx_rtx_nack++;
 		else if (p->rtx_cause == MRC_RTX_LOCAL)
 			c->st.tx_rtx_local++;
+		else if (p->rtx_cause == MRC_RTX_INFERRED)
+			c->st.tx_rtx_inferred++;
+		else if (p->rtx_cause == MRC_RTX_TLP)
+			c->st.tx_rtx_tlp++;
 		else
 			c->st.tx_rtx_plane_down++;
 		req_emit(c, now, psn, ev, true, true, d);
@@ -413,7 +411,7 @@ static void req_new_emit(struct mrc_conn *c, u64 now, u32 slot, u32 len,
 		r->progress_ns = now;
 		r->heard_ns = now;
 	}
-	p = txp(r, psn);
+	p = mrc_txp(r, psn);
 	mrc_memset(p, 0, sizeof(*p));
 	p->offset = m->seg_pkts * c->cfg.mtu;
 	p->len = len;
@@ -426,6 +424,7 @@ static void req_new_emit(struct mrc_conn *c, u64 now, u32 slot, u32 len,
 	if (last)
 		r->msg_seg++;
 	r->snd_nxt = mrc_psn_add(psn, 1);
+	mrc_loss_tlp_arm(c, now);
 	/*
 	 * Ask for a SACK at message ends and when this fills a window (no
 	 * room left for another packet of this size after it), but
@@ -492,7 +491,7 @@ static int req_burst_next(struct mrc_conn *c, u64 now,
 	m = &r->msgs[slot];
 	if (m->msn != prev->msn)
 		return MRC_E_AGAIN;
-	ev = txp(r, prev->pkt.bth.psn)->ev_idx;
+	ev = mrc_txp(r, prev->pkt.bth.psn)->ev_idx;
 	e = &c->evm.ev[ev];
 	if (e->state != MRC_EV_GOOD || !mrc_ev_plane_usable(&c->evm, e->plane))
 		return MRC_E_AGAIN;
@@ -619,9 +618,9 @@ static u64 req_sack_rtt(struct mrc_conn *c, u64 now, const struct mrc_sack *s,
 	if (s->pr)
 		return 0;
 	psn = mrc_sack_trigger_psn(s);
-	if (!req_in_flight(r, psn))
+	if (!mrc_req_in_flight(r, psn))
 		return 0;
-	p = txp(r, psn);
+	p = mrc_txp(r, psn);
 	if (p->state == MRC_TXP_FREE || p->state == MRC_TXP_LOST || p->sampled ||
 	    now < p->tx_ns)
 		return 0;
@@ -633,21 +632,33 @@ static u64 req_sack_rtt(struct mrc_conn *c, u64 now, const struct mrc_sack *s,
 	return now - p->tx_ns ? now - p->tx_ns : 1;
 }
 
-/*
- * The transmission of @psn that timed out arrived after all: count it, take
- * its delay as an RTT sample (exact when the SACK it triggered timed it,
- * else the RTO that fired: a lower bound, as a late cumulative ack may wait
- * for a hole), give its EV back and have the window cut undone.
+/**
+ * mrc_req_late_ack() - a transmission declared lost arrived after all.
+ * @c: connection
+ * @now: current time
+ * @psn: its PSN
+ * @p: its state
+ * @exact: the SACK that tells echoes that transmission's timestamp
+ *
+ * Count it, take its delay as an RTT sample (exact when the SACK it
+ * triggered timed it, else the time it waited before it was declared lost:
+ * a lower bound, as a late cumulative ack may wait for a hole) and give its
+ * EV back. A timeout has its window cut undone; an inferred loss widens the
+ * reordering window instead (its cut was one packet's bytes).
  */
-static void req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
-			 struct mrc_tx_pkt *p, bool exact)
+void mrc_req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
+		      struct mrc_tx_pkt *p, bool exact)
 {
 	u64 rtt = now - p->to_tx_ns;
 
 	if (!exact && rtt > p->to_rto_ns)
 		rtt = p->to_rto_ns;
-	c->st.spurious_timeouts++;
-	c->req.spurious_pass = 1;
+	if (p->to_cause == MRC_RTX_INFERRED) {
+		mrc_loss_on_spurious(c);
+	} else {
+		c->st.spurious_timeouts++;
+		c->req.spurious_pass = 1;
+	}
 	req_rtt_sample(c, now, rtt, c->evm.ev[p->to_ev_idx].value, psn);
 	mrc_ev_on_late_ack(&c->evm, now, p->to_ev_idx);
 	p->to_tx_ns = 0;
@@ -670,9 +681,9 @@ static void req_dup_reported(struct mrc_conn *c, u64 now,
 
 	if (back <= 0 || (u32)back > r->ring_mask)
 		return;
-	p = txp(r, psn);
+	p = mrc_txp(r, psn);
 	if (p->to_tx_ns && now >= p->to_tx_ns && p->tries > 1)
-		req_late_ack(c, now, psn, p, false);
+		mrc_req_late_ack(c, now, psn, p, false);
 }
 
 /*
@@ -701,12 +712,12 @@ static void req_check_spurious(struct mrc_conn *c, u64 now, u32 psn,
 		late = s->cc.echoed_ts == p->to_tx_ts;
 	else
 		late = (p->state == MRC_TXP_LOST &&
-			p->rtx_cause == MRC_RTX_TIMEOUT &&
-			p->tx_ns == p->to_tx_ns) ||
+			p->rtx_cause == p->to_cause &&
+			(p->tx_ns ? p->tx_ns : 1) == p->to_tx_ns) ||
 		       (r->min_rtt_ns && now >= p->tx_ns &&
 			now - p->tx_ns < r->min_rtt_ns);
 	if (late)
-		req_late_ack(c, now, psn, p, exact);
+		mrc_req_late_ack(c, now, psn, p, exact);
 	else if (exact)
 		p->to_tx_ns = 0;	/* the retransmission was what arrived */
 }
@@ -716,11 +727,13 @@ static u32 req_ack_one(struct mrc_conn *c, u64 now, u32 psn, bool cumulative,
 		       const struct mrc_sack *s)
 {
 	struct mrc_req *r = &c->req;
-	struct mrc_tx_pkt *p = txp(r, psn);
+	struct mrc_tx_pkt *p = mrc_txp(r, psn);
 	u32 bytes = 0;
 
-	if (p->state == MRC_TXP_SENT || p->state == MRC_TXP_LOST)
+	if (p->state == MRC_TXP_SENT || p->state == MRC_TXP_LOST) {
+		mrc_loss_note_delivered(c, now, p);
 		req_check_spurious(c, now, psn, p, s);
+	}
 	if (p->state == MRC_TXP_SENT) {
 		r->inflight_bytes -= p->len;
 		r->inflight_pkts--;
@@ -764,11 +777,11 @@ static void req_rnr_next(struct mrc_conn *c)
 
 	for (psn = r->snd_una; psn != r->snd_nxt && r->nack_waiting;
 	     psn = mrc_psn_add(psn, 1)) {
-		p = txp(r, psn);
+		p = mrc_txp(r, psn);
 		if (p->state != MRC_TXP_SENT || !p->nack_wait)
 			continue;
 		if (p->msg_slot == slot) {
-			req_mark_lost(r, psn, MRC_RTX_NACK);
+			mrc_req_mark_lost(r, psn, MRC_RTX_NACK);
 		} else if (!found) {
 			found = true;
 			r->rnr_probe_psn = psn;
@@ -781,15 +794,15 @@ static void req_rnr_next(struct mrc_conn *c)
 		return;
 	}
 	c->st.rnr_probes++;
-	req_mark_lost(r, r->rnr_probe_psn, MRC_RTX_NACK);
+	mrc_req_mark_lost(r, r->rnr_probe_psn, MRC_RTX_NACK);
 }
 
 /* A refused packet that stops being the probe waits for req_rnr_next(). */
 static void req_rnr_hold(struct mrc_req *r, u32 psn)
 {
-	struct mrc_tx_pkt *p = txp(r, psn);
+	struct mrc_tx_pkt *p = mrc_txp(r, psn);
 
-	if (req_in_flight(r, psn) && p->state == MRC_TXP_SENT && p->nack_wait)
+	if (mrc_req_in_flight(r, psn) && p->state == MRC_TXP_SENT && p->nack_wait)
 		p->deadline_ns = MRC_NO_DEADLINE;
 }
 
@@ -801,8 +814,8 @@ static void req_rnr_check(struct mrc_conn *c)
 
 	if (!r->rnr)
 		return;
-	p = txp(r, r->rnr_probe_psn);
-	if (req_in_flight(r, r->rnr_probe_psn) &&
+	p = mrc_txp(r, r->rnr_probe_psn);
+	if (mrc_req_in_flight(r, r->rnr_probe_psn) &&
 	    (p->state == MRC_TXP_SENT || p->state == MRC_TXP_LOST))
 		return;	/* the probe is not acknowledged yet */
 	req_rnr_next(c);
@@ -857,13 +870,15 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 		if (!((s->bitmap >> i) & 1))
 			continue;
 		psn = mrc_psn_add(base, (u32)i);
-		if (req_in_flight(r, psn))
+		if (mrc_req_in_flight(r, psn))
 			acked += req_ack_one(c, now, psn, false, s);
 	}
 	req_update_wnd(c, s->mpr);
 	if (acked) {
 		r->retry_left = c->cfg.retry_budget;
 		r->progress_ns = now;
+		r->tlp_out = 0;
+		mrc_loss_tlp_arm(c, now);
 	}
 	req_rnr_check(c);
 	idx = mrc_ev_find(&c->evm, s->ev);
@@ -889,6 +904,8 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 	}
 	if (rtt)
 		req_rtt_sample(c, now, rtt, ev_val, spsn);
+	/* With this SACK's deliveries and RTT sample: what is lost now? */
+	mrc_loss_detect(c, now);
 	mrc_memset(&a, 0, sizeof(a));
 	a.now = now;
 	a.acked_bytes = acked;
@@ -941,8 +958,8 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 		 * it, so a genuine one always does).
 		 */
 		if (n->src_conn != c->cfg.peer_conn_id ||
-		    !req_in_flight(r, psn) ||
-		    txp(r, psn)->state != MRC_TXP_SENT) {
+		    !mrc_req_in_flight(r, psn) ||
+		    mrc_txp(r, psn)->state != MRC_TXP_SENT) {
 			c->st.rx_stale++;
 			return MRC_E_STALE;
 		}
@@ -952,8 +969,8 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 	idx = mrc_ev_find(&c->evm, n->ev);
 	if (idx >= 0)
 		mrc_ev_on_nack(&c->evm, now, idx, n->reason);
-	if (req_in_flight(r, psn))
-		p = txp(r, psn);
+	if (mrc_req_in_flight(r, psn))
+		p = mrc_txp(r, psn);
 	if (!p || p->state != MRC_TXP_SENT || idx != p->ev_idx || p->nack_wait) {
 		c->st.rx_stale++;
 		return MRC_E_STALE;
@@ -962,7 +979,7 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 	case MRC_NACK_TRIMMED:
 	case MRC_NACK_TRIMMED_LASTHOP:
 		mrc_cc_on_nack(&c->cc, now, n->reason, p->len);
-		req_mark_lost(r, psn, MRC_RTX_NACK);
+		mrc_req_mark_lost(r, psn, MRC_RTX_NACK);
 		return MRC_OK;
 	case MRC_NACK_NO_BITMAP:
 	case MRC_NACK_NO_PKT_BUFFER:
@@ -1050,11 +1067,13 @@ static void req_timeout_event(struct mrc_conn *c, u64 now, u32 psn,
  * @c: connection
  * @now: current time
  *
- * Each SENT packet past its deadline is lost: its EV is reported silent
- * (-> ASSUMED_BAD), one unit of the retry budget goes, and it waits for a
- * retransmission with its backoff advanced. A timeout with the budget at
- * zero fails the connection. The congestion control hears about a pass
- * with timeouts once.
+ * Losses whose reordering window ended are declared first
+ * (mrc_loss_detect()). Each SENT packet past its deadline is lost: its EV
+ * is reported silent (-> ASSUMED_BAD), one unit of the retry budget goes,
+ * and it waits for a retransmission with its backoff advanced. A timeout
+ * with the budget at zero fails the connection. The congestion control
+ * hears about a pass with timeouts once. A pass without timeouts may send
+ * the tail-loss probe (mrc_loss_tlp_fire()).
  */
 void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 {
@@ -1068,10 +1087,14 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 		mrc_conn_fail(c, MRC_CONN_ERR_PROGRESS);
 		return;
 	}
-	if (now < r->rto_deadline)
+	if (now >= r->rack_deadline)
+		mrc_loss_detect(c, now);
+	if (now < r->rto_deadline) {
+		mrc_loss_tlp_fire(c, now);
 		return;
+	}
 	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
-		p = txp(r, psn);
+		p = mrc_txp(r, psn);
 		if (p->state != MRC_TXP_SENT)
 			continue;
 		if (p->deadline_ns > now) {
@@ -1083,7 +1106,7 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 			/* Held packets never get here (no deadline). */
 			if (r->rnr && psn == r->rnr_probe_psn)
 				c->st.rnr_probes++;
-			req_mark_lost(r, psn, MRC_RTX_NACK);
+			mrc_req_mark_lost(r, psn, MRC_RTX_NACK);
 			continue;
 		}
 		c->st.timeouts++;
@@ -1098,14 +1121,17 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 		p->to_rto_ns = p->deadline_ns - p->tx_ns;
 		p->to_tx_ts = p->tx_ts;
 		p->to_ev_idx = p->ev_idx;
+		p->to_cause = MRC_RTX_TIMEOUT;
 		req_timeout_event(c, now, psn, p);
 		mrc_ev_on_timeout(&c->evm, now, p->ev_idx);
-		req_mark_lost(r, psn, MRC_RTX_TIMEOUT);
+		mrc_req_mark_lost(r, psn, MRC_RTX_TIMEOUT);
 		any = true;
 	}
 	r->rto_deadline = next;
 	if (any)
 		mrc_cc_on_timeout(&c->cc, now);
+	else
+		mrc_loss_tlp_fire(c, now);
 }
 
 /**
@@ -1123,10 +1149,10 @@ void mrc_req_plane_down(struct mrc_conn *c, u8 plane)
 	u32 psn;
 
 	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
-		p = txp(r, psn);
+		p = mrc_txp(r, psn);
 		if (p->state == MRC_TXP_SENT &&
 		    c->evm.ev[p->ev_idx].plane == plane)
-			req_mark_lost(r, psn, MRC_RTX_PLANE_DOWN);
+			mrc_req_mark_lost(r, psn, MRC_RTX_PLANE_DOWN);
 	}
 }
 
@@ -1153,14 +1179,14 @@ int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev)
 	struct mrc_tx_pkt *p;
 
 	psn &= MRC_PSN_MASK;
-	if (!req_in_flight(r, psn))
+	if (!mrc_req_in_flight(r, psn))
 		return MRC_E_STALE;
-	p = txp(r, psn);
+	p = mrc_txp(r, psn);
 	if (p->state != MRC_TXP_SENT || c->evm.ev[p->ev_idx].value != ev)
 		return MRC_E_STALE;
 	c->st.tx_local_drops++;
 	mrc_cc_on_nack(&c->cc, now, MRC_NACK_TRIMMED, p->len);
-	req_mark_lost(r, psn, MRC_RTX_LOCAL);
+	mrc_req_mark_lost(r, psn, MRC_RTX_LOCAL);
 	return MRC_OK;
 }
 
@@ -1175,7 +1201,10 @@ u64 mrc_req_deadline(const struct mrc_conn *c)
 {
 	u64 rto = c->req.inflight_pkts ? c->req.rto_deadline : MRC_NO_DEADLINE;
 	u64 prog = req_progress_deadline(c);
+	u64 loss = mrc_loss_deadline(c);
 
+	if (loss < rto)
+		rto = loss;
 	return rto < prog ? rto : prog;
 }
 

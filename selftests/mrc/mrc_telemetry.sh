@@ -10,7 +10,8 @@
 # attached). Agreement: after transfers between two namespaces (one through
 # a 100%-loss period), the per-connection totals of mrcstat equal the
 # module's MRC_INFO exactly, and the assumed_bad events name exactly the
-# EVs the connection dump (mrcctl path show) reports as having timed out.
+# EVs the connection dump (mrcctl path show) reports as having lost packets
+# (timeouts, or losses found before them).
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 
@@ -118,10 +119,12 @@ conn_field() {
 }
 # info_field FILE FIELD: from the "info {...}" line of mrc_xfer --info-json
 info_field() { sed -nE "s/^info .*\"$2\":([0-9]+).*/\1/p" "$1"; }
-# timed_out_evs FILE: indexes of the EVs with timeouts (mrcctl -j path show)
-timed_out_evs() {
-	sed 's/{"index":/\n/g' "$1" | sed -nE 's/^([0-9]+),.*"timeouts":([0-9]+)[,}].*/\1 \2/p' |
-		awk '$2 > 0 { print $1 }' | sort -n | uniq | tr '\n' ' '
+# lossy_evs FILE: indexes of the EVs with timeouts or losses found before
+# their timeout (mrcctl -j path show)
+lossy_evs() {
+	sed 's/{"index":/\n/g' "$1" |
+		sed -nE 's/^([0-9]+),.*"timeouts":([0-9]+),.*"losses":([0-9]+)[,}].*/\1 \2 \3/p' |
+		awk '$2 + $3 > 0 { print $1 }' | sort -n | uniq | tr '\n' ' '
 }
 # event_evs QPN FILTER: indexes of the EVs of ev_state events matching FILTER
 event_evs() {
@@ -200,16 +203,17 @@ sleep 0.5
 kill -INT $evpid $nlmonpid 2>/dev/null
 wait $evpid $nlmonpid
 q=$(info_field "$out/linkfail.cli" qpn)
-timed=$(timed_out_evs "$out/linkfail.cli.path")
+timed=$(lossy_evs "$out/linkfail.cli.path")
 bad=$(event_evs "$q" '"new":"assumed_bad"')
 held=$(event_evs "$q" '"new":"assumed_bad"|"cause":"floor_hold"')
 check "linkfail: assumed_bad events ($bad)" [ -n "$bad" ]
-expect_eq "linkfail: every assumed_bad event is caused by a timeout" 0 \
+expect_eq "linkfail: every assumed_bad event is caused by a timeout or a loss" 0 \
 	"$(grep '"type":"ev_state"' "$out/events" | grep "\"qpn\":$q," |
-		grep '"new":"assumed_bad"' | grep -vc '"cause":"timeout"')"
-# A timeout demotes its EV unless that would take the connection below
-# ev_min_active (then a floor_hold event names it instead).
-expect_eq "linkfail: EVs with assumed_bad (or floor_hold) events = EVs the dump says timed out" \
+		grep '"new":"assumed_bad"' | grep -vcE '"cause":"(timeout|loss)"')"
+# A timeout, or a loss found before it (packets sent later delivered, e.g.
+# retransmissions once the link is back), demotes its EV unless that would
+# take the connection below ev_min_active (then a floor_hold event names it).
+expect_eq "linkfail: EVs with assumed_bad (or floor_hold) events = EVs the dump says lost packets" \
 	"$timed" "$held"
 check "linkfail: netlink path-change events report assumed_bad EVs" eval \
 	"grep '^{\"event\":\"path-change\",\"qpn\":$q,' '$out/nlmon' | grep -q '\"state\":\"assumed_bad\"'"

@@ -246,7 +246,11 @@ static void write_info(int fd, const char *path)
 	for (i = 0; i < MRC_INFO_PLANES; i++)
 		fprintf(f, "%s%llu", i ? "," : "",
 			(unsigned long long)mi.mi_planes[i].tx_pkts);
-	fprintf(f, "]}\n");
+	fprintf(f, "],\"lost_inferred\":%llu,\"spurious_losses\":%llu,"
+		"\"tlp_probes\":%llu}\n",
+		(unsigned long long)mi.mi_lost_inferred,
+		(unsigned long long)mi.mi_spurious_losses,
+		(unsigned long long)mi.mi_tlp_probes);
 	fclose(f);
 	rename(tmp, path);
 }

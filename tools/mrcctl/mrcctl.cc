@@ -388,6 +388,9 @@ void DecodeConnPart(nlmsghdr* nlh, std::vector<Conn>& conns) {
                             case MRC_CONN_EV_ATTR_ECN:
                                 p.ecn = v;
                                 break;
+                            case MRC_CONN_EV_ATTR_LOSSES:
+                                p.losses = v;
+                                break;
                         }
                     });
                     paths.push_back(p);

@@ -135,18 +135,19 @@ void PrintConn(std::ostream& os, const Conn& c) {
 }
 
 void PrintConnPaths(std::ostream& os, const Conn& c) {
-    char line[192];
+    char line[224];
     os << "conn qpn " << c.qpn << " state " << ConnStateName(c.state) << " evs " << c.n_evs << '\n';
     os << "  INDEX  EV          PLANE  STATE        ACT          SENT        SACKED"
-          "        NACKED      TIMEOUTS           ECN\n";
+          "        NACKED      TIMEOUTS           ECN        LOSSES\n";
     for (const auto& p : c.paths) {
         std::snprintf(
             line, sizeof(line),
-            "  %5u  0x%08x  %5u  %-11s  %-3s  %12llu  %12llu  %12llu  %12llu  %12llu\n", p.index,
-            p.value, unsigned(p.plane), std::string(PathStateName(p.state)).c_str(),
+            "  %5u  0x%08x  %5u  %-11s  %-3s  %12llu  %12llu  %12llu  %12llu  %12llu  %12llu\n",
+            p.index, p.value, unsigned(p.plane), std::string(PathStateName(p.state)).c_str(),
             p.active ? "yes" : "no", static_cast<unsigned long long>(p.sent),
             static_cast<unsigned long long>(p.sacked), static_cast<unsigned long long>(p.nacked),
-            static_cast<unsigned long long>(p.timeouts), static_cast<unsigned long long>(p.ecn));
+            static_cast<unsigned long long>(p.timeouts), static_cast<unsigned long long>(p.ecn),
+            static_cast<unsigned long long>(p.losses));
         os << line;
     }
 }
@@ -200,6 +201,7 @@ void JsonConn(JsonWriter& j, const Conn& c, bool with_paths) {
             j.Key("nacked").Uint(p.nacked);
             j.Key("timeouts").Uint(p.timeouts);
             j.Key("ecn").Uint(p.ecn);
+            j.Key("losses").Uint(p.losses);
             j.EndObject();
         }
         j.EndArray();

@@ -51,7 +51,7 @@ struct ConnPath {
     uint32_t index = 0, value = 0;
     uint8_t plane = 0, state = 0;
     bool active = false;
-    uint64_t sent = 0, sacked = 0, nacked = 0, timeouts = 0, ecn = 0;
+    uint64_t sent = 0, sacked = 0, nacked = 0, timeouts = 0, ecn = 0, losses = 0;
 };
 
 // Per-plane summary of a connection (MRC_CONN_ATTR_PLANE).

@@ -500,6 +500,11 @@ std::string Harness::json() const {
         kv(o, "eng_timeouts", s.timeouts);
         kv(o, "eng_rtx_timeout", s.tx_rtx_timeout);
         kv(o, "eng_rtx_nack", s.tx_rtx_nack);
+        kv(o, "eng_lost_inferred", s.lost_inferred);
+        kv(o, "eng_spurious_losses", s.spurious_losses);
+        kv(o, "eng_rtx_inferred", s.tx_rtx_inferred);
+        kv(o, "eng_rtx_tlp", s.tx_rtx_tlp);
+        kv(o, "eng_spurious_timeouts", s.spurious_timeouts);
         kv(o, "eng_rx_dup", s.rx_dup_pkts);
         kv(o, "eng_rx_trimmed", s.rx_trimmed);
         kv(o, "eng_spurious_rtx", s.spurious_rtx);

@@ -33,6 +33,8 @@ const char kUsage[] =
     "             (log-uniform sizes) --seed S (1) --deadline-ms MS (10000)\n"
     "  engine:    --mtu B --ev-per-plane E --ev-active A --rto-exp X --init-psn N\n"
     "             --mpr N --cc nscc|fixed --window-kb W\n"
+    "             --reo-pm N (reordering window, per mille of min RTT; 0: losses\n"
+    "             found by timeouts only) --tlp 0|1 (tail-loss probe)\n"
     "  output:    --per-path (per-path counters) --events (EV state events)\n";
 
 struct Opts {
@@ -43,7 +45,7 @@ struct Opts {
     std::uint64_t size_min = 1, size_max = 65536, seed = 1;
     double deadline_ms = 10000;
     long mtu = -1, ev_per_plane = -1, ev_active = -1, rto_exp = -1, init_psn = -1, mpr = -1;
-    long window_kb = -1;
+    long window_kb = -1, reo_pm = -1, tlp = -1;
     std::string cc;
     bool notify = true, show_paths = false, show_events = false;
     struct PathSet {
@@ -161,6 +163,10 @@ Opts parse(int argc, char** argv) {
             o.init_psn = static_cast<long>(num(val()));
         else if (a == "--mpr")
             o.mpr = static_cast<long>(num(val()));
+        else if (a == "--reo-pm")
+            o.reo_pm = static_cast<long>(num(val()));
+        else if (a == "--tlp")
+            o.tlp = static_cast<long>(num(val()));
         else if (a == "--window-kb")
             o.window_kb = static_cast<long>(num(val()));
         else if (a == "--cc")
@@ -206,6 +212,8 @@ int main(int argc, char** argv) {
         if (o.ev_active > 0) c.ev_active_per_plane = static_cast<u16>(o.ev_active);
         if (o.rto_exp >= 0) c.rto_exp = static_cast<u8>(o.rto_exp);
         if (o.mpr > 0) c.mpr = static_cast<u32>(o.mpr);
+        if (o.reo_pm >= 0) c.reo_wnd_pm = static_cast<u16>(o.reo_pm);
+        if (o.tlp >= 0) c.tlp = static_cast<u8>(o.tlp);
         if (o.cc == "fixed")
             c.cc_algo = MRC_CC_FIXED;
         else if (o.cc == "nscc")

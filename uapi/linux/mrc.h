@@ -541,6 +541,8 @@ enum mrc_conn_attr {
  * @MRC_CONN_EV_ATTR_TIMEOUTS: u64, packets sent on it that timed out
  * @MRC_CONN_EV_ATTR_ECN: u64, SACKs that echoed it with an ECN verdict
  *	(M = SKIP_ONCE or ALWAYS_SKIP: the receiver saw CE on it)
+ * @MRC_CONN_EV_ATTR_LOSSES: u64, packets sent on it found lost before their
+ *	timeout (packets sent after them were delivered)
  */
 enum mrc_conn_ev_attr {
 	MRC_CONN_EV_ATTR_UNSPEC,
@@ -555,6 +557,7 @@ enum mrc_conn_ev_attr {
 	MRC_CONN_EV_ATTR_NACKED,
 	MRC_CONN_EV_ATTR_TIMEOUTS,
 	MRC_CONN_EV_ATTR_ECN,
+	MRC_CONN_EV_ATTR_LOSSES,
 
 	/* private: */
 	__MRC_CONN_EV_ATTR_CNT,
@@ -703,6 +706,13 @@ struct mrc_info_plane {
  * @mi_cc_algo:     enum mrc_cc_algo_id the connection runs (CC profile)
  * @mi_plane_ids:   bit p set: configured plane p carries the connection
  *                  (0: unrouted, the implicit plane 0)
+ *
+ * Since MRC_INFO_SIZE_V3:
+ * @mi_lost_inferred: packets found lost before their timeout (packets sent
+ *                  after them were delivered; retransmitted at once)
+ * @mi_spurious_losses: of these, acknowledged after all (the reordering
+ *                  window widens)
+ * @mi_tlp_probes:  tail-loss probes sent (nothing acknowledged for two RTTs)
  */
 struct mrc_info {
 	__u32	mi_size;
@@ -739,17 +749,21 @@ struct mrc_info {
 	__u64	mi_rto_ns;
 	__u32	mi_cc_algo;
 	__u32	mi_plane_ids;
+	__u64	mi_lost_inferred;
+	__u64	mi_spurious_losses;
+	__u64	mi_tlp_probes;
 };
 
 #define MRC_INFO_SIZE_V1	(168 + MRC_INFO_PLANES * 32)
 #define MRC_INFO_SIZE_V2	(MRC_INFO_SIZE_V1 + 24)
+#define MRC_INFO_SIZE_V3	(MRC_INFO_SIZE_V2 + 24)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V2, "mrc_info ABI");
+static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V3, "mrc_info ABI");
 #else
 _Static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V2, "mrc_info ABI");
+_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V3, "mrc_info ABI");
 #endif
 
 #endif /* _UAPI_LINUX_MRC_H */

@@ -1300,4 +1300,183 @@ TEST_F(BurstTest, RetransmissionsAreNotBursts) {
     check_burst(v[2]);
 }
 
+// Loss detection before the timeout (kmod/core/mrc_req_loss.c).
+class LossTest : public ReqTest {
+  protected:
+    // One 16-packet message, packet i sent alone at i microseconds, so
+    // that every packet has its own send time.
+    std::vector<mrc_tx_desc> send_spaced(u64 t0 = 0, u32 pkts = 16) {
+        std::vector<mrc_tx_desc> v;
+
+        EXPECT_EQ(mrc_conn_send(c_, t0, pkts * 1024, 0, 0, 1, nullptr), MRC_OK);
+        for (u32 i = 0; i < pkts; i++) {
+            auto d = poll(t0 + i * kUs, 1);
+            EXPECT_EQ(d.size(), 1u);
+            if (!d.empty()) v.push_back(d[0]);
+        }
+        return v;
+    }
+    // A SACK of every PSN of @d in @got (cack stays before PSN 0), whose
+    // trigger is @trig (an RTT sample when that packet was sent once).
+    mrc_pkt sack_of(const std::vector<mrc_tx_desc>& d, const std::vector<u32>& got, u32 trig) {
+        u64 bits = 0;
+
+        for (u32 i : got) bits |= 1ull << d[i].pkt.bth.psn;
+        mrc_pkt s = sack(0xffffff, bits);
+        s.sack.ack_psn_off = static_cast<s16>(trig + 1);
+        return s;
+    }
+    // Index of a packet after @i sent on the same EV as @i (-1: none).
+    static int later_on_same_ev(const std::vector<mrc_tx_desc>& d, size_t i) {
+        for (size_t j = i + 1; j < d.size(); j++)
+            if (d[j].ev == d[i].ev) return static_cast<int>(j);
+        return -1;
+    }
+};
+
+TEST_F(LossTest, LaterDeliveryOnTheSamePathFindsTheLossBeforeItsTimeout) {
+    create();
+    auto d = send_spaced();
+    const int j = later_on_same_ev(d, 0);
+    ASSERT_GT(j, 0) << "8 active EVs carry 16 packets: each EV twice";
+    // Everything but PSN 0 arrives; the SACK of the last packet comes back
+    // after one RTT of 10 us.
+    std::vector<u32> got;
+    for (u32 i = 1; i < d.size(); i++) got.push_back(i);
+    events();
+    rx(25 * kUs, sack_of(d, got, 15));
+    auto st = stats();
+    EXPECT_EQ(st.lost_inferred, 1u);
+    EXPECT_EQ(st.timeouts, 0u);
+    bool by_loss = false;
+    for (const auto& e : events())
+        by_loss |= e.type == MRC_EVT_EV_STATE && e.u.ev.ev == d[0].ev &&
+                   e.u.ev.new_state == MRC_EV_ASSUMED_BAD && e.u.ev.cause == MRC_EVC_LOSS;
+    EXPECT_TRUE(by_loss) << "its EV is ASSUMED_BAD for the loss";
+    auto r = poll(25 * kUs);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_TRUE(r[0].rtx);
+    EXPECT_EQ(r[0].pkt.bth.psn, d[0].pkt.bth.psn);
+    EXPECT_NE(r[0].ev, d[0].ev);
+    EXPECT_EQ(stats().tx_rtx_inferred, 1u);
+    EXPECT_LT(25 * kUs, rto() / 4) << "found within a fraction of the RTO";
+}
+
+TEST_F(LossTest, OffMeansTimeoutsOnly) {
+    cfg_.reo_wnd_pm = 0;
+    cfg_.tlp = 0;
+    create();
+    auto d = send_spaced();
+    std::vector<u32> got;
+    for (u32 i = 1; i < d.size(); i++) got.push_back(i);
+    rx(25 * kUs, sack_of(d, got, 15));
+    EXPECT_EQ(stats().lost_inferred, 0u);
+    EXPECT_TRUE(poll(25 * kUs).empty());
+    EXPECT_EQ(mrc_conn_next_deadline(c_), rto());
+    mrc_conn_on_timer(c_, rto());
+    EXPECT_EQ(stats().timeouts, 1u);
+}
+
+TEST_F(LossTest, ReorderingAcrossPathsWaitsForTheRttSpread) {
+    create();
+    auto d = send_spaced();
+    // Packet i and the next one on its EV, j, are not delivered (j not the
+    // newest packet, so that later deliveries can reveal it).
+    size_t i = 0;
+    int j = -1;
+    for (; i < d.size(); i++) {
+        j = later_on_same_ev(d, i);
+        if (j > 0 && j < 15) break;
+    }
+    ASSERT_LT(i, d.size());
+    std::vector<u32> got;
+    for (u32 k = 0; k < d.size(); k++)
+        if (k != i && static_cast<int>(k) != j) got.push_back(k);
+    // The newest packet's SACK, one RTT sample of 10 us. Packet i's EV has
+    // nothing delivered after it: only the any-path rule applies, which
+    // waits srtt + 4 rttvar + the reordering window.
+    rx(25 * kUs, sack_of(d, got, 15));
+    EXPECT_EQ(stats().lost_inferred, 0u) << "a path slower by one RTT is not lossy";
+    const u64 due = mrc_conn_next_deadline(c_);
+    EXPECT_GT(due, 25 * kUs);
+    EXPECT_LT(due, rto() / 2);
+    // Packet i arrives late, just before its verdict: nothing is lost.
+    got.push_back(static_cast<u32>(i));
+    rx(due - 1, sack_of(d, got, 15));
+    mrc_conn_on_timer(c_, due);
+    EXPECT_EQ(stats().lost_inferred, 0u);
+    // Packet j never arrives: lost once its own window has passed, by the
+    // any-path rule too (nothing sent after it on its EV was delivered).
+    const u64 due_j = mrc_conn_next_deadline(c_);
+    EXPECT_EQ(due_j, due + (j - i) * kUs) << "sent j - i us later";
+    mrc_conn_on_timer(c_, due_j);
+    EXPECT_EQ(stats().lost_inferred, 1u);
+    EXPECT_EQ(stats().timeouts, 0u);
+    auto r = poll(due_j);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].pkt.bth.psn, d[j].pkt.bth.psn);
+}
+
+TEST_F(LossTest, SpuriousInferenceWidensTheWindow) {
+    create();
+    auto d = send_spaced();
+    std::vector<u32> got;
+    for (u32 i = 1; i < d.size(); i++) got.push_back(i);
+    rx(25 * kUs, sack_of(d, got, 15));
+    ASSERT_EQ(stats().lost_inferred, 1u);
+    EXPECT_EQ(c_->req.reo_mult, 1u);
+    // PSN 0 arrives after all, before its retransmission left: the path
+    // was slow. Its EV is GOOD again and the window doubles.
+    events();
+    got.push_back(0);
+    rx(26 * kUs, sack_of(d, got, 15));
+    EXPECT_EQ(stats().spurious_losses, 1u);
+    EXPECT_EQ(stats().spurious_timeouts, 0u);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_GOOD);
+    EXPECT_EQ(c_->req.reo_mult, 2u);
+    EXPECT_TRUE(poll(26 * kUs).empty()) << "nothing left to retransmit";
+}
+
+TEST_F(LossTest, TailLossProbeBeforeTheTimeout) {
+    create();
+    // One RTT sample of 10 us first.
+    auto d = send_spaced(0, 1);
+    rx(10 * kUs, sack_of(d, {0}, 0));
+    ASSERT_EQ(stats().srtt_ns, 10 * kUs);
+    // Four packets, all lost: nothing can reveal the loss but a probe.
+    const u64 t = 100 * kUs;
+    ASSERT_EQ(mrc_conn_send(c_, t, 4 * 1024, 0, 0, 2, nullptr), MRC_OK);
+    auto tail = poll(t);
+    ASSERT_EQ(tail.size(), 4u);
+    const u64 pto = t + 2 * 10 * kUs + cfg_.sack_delay_ns;
+    // (An early wake-up left by the first packet's deadline finds nothing.)
+    if (mrc_conn_next_deadline(c_) < pto) mrc_conn_on_timer(c_, mrc_conn_next_deadline(c_));
+    EXPECT_TRUE(poll(pto - 1).empty());
+    EXPECT_EQ(mrc_conn_next_deadline(c_), pto);
+    EXPECT_LT(pto, t + rto());
+    const u32 cwnd = stats().cwnd_bytes;
+    mrc_conn_on_timer(c_, pto);
+    auto r = poll(pto);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_TRUE(r[0].rtx);
+    EXPECT_EQ(r[0].pkt.bth.psn, tail[3].pkt.bth.psn) << "the newest packet";
+    EXPECT_NE(r[0].ev, tail[3].ev);
+    auto st = stats();
+    EXPECT_EQ(st.tx_rtx_tlp, 1u);
+    EXPECT_EQ(st.timeouts, 0u);
+    EXPECT_EQ(st.cwnd_bytes, cwnd);
+    EXPECT_EQ(ev_state(tail[3].ev), MRC_EV_GOOD) << "a probe is no verdict on the path";
+    // One probe until something is acknowledged: the next deadline is the RTO.
+    EXPECT_EQ(mrc_conn_next_deadline(c_), t + rto());
+    // The probe's SACK, a delivery sent after the other three (out for 50
+    // us, more than srtt + 4 rttvar + the window), has them found lost at
+    // once, without their timeouts.
+    mrc_pkt s = sack(d[0].pkt.bth.psn, 1ull << 3);
+    s.sack.ack_psn_off = 4;  // trigger: the probe
+    rx(pto + 10 * kUs, s);
+    EXPECT_EQ(stats().lost_inferred, 3u);
+    EXPECT_EQ(poll(pto + 10 * kUs).size(), 3u);
+    EXPECT_EQ(stats().timeouts, 0u);
+}
+
 }  // namespace

@@ -188,7 +188,8 @@ TEST(Scenario, BlackholedPathIsAbandonedAndReplaced) {
     const RunResult r = h.run(1 * kSec);
     expect_clean_run(h, r, kMsgs);
 
-    // (a) ASSUMED_BAD, caused by a timeout, after its first timeout.
+    // (a) ASSUMED_BAD, as a loss inferred from deliveries on the other
+    // paths, before its first timeout could fire.
     ASSERT_TRUE(t_bad.has_value()) << "victim never went ASSUMED_BAD";
     const auto evs = ev_events(h, 0, victim->ev);
     const TimedEvent* bad = nullptr;
@@ -198,15 +199,16 @@ TEST(Scenario, BlackholedPathIsAbandonedAndReplaced) {
             break;
         }
     ASSERT_NE(bad, nullptr);
-    EXPECT_EQ(bad->ev.u.ev.cause, MRC_EVC_TIMEOUT);
+    EXPECT_EQ(bad->ev.u.ev.cause, MRC_EVC_LOSS);
     EXPECT_EQ(bad->ev.u.ev.old_state, MRC_EV_GOOD);
     EXPECT_EQ(bad->ev.u.ev.active, 0);
     for (auto* e : evs)
-        if (e->at < bad->at) ADD_FAILURE() << "state change before the blackhole's timeout";
-    EXPECT_GE(info_at_bad.cnt.timeouts, 1u);
+        if (e->at < bad->at) ADD_FAILURE() << "state change before the blackhole's loss";
+    EXPECT_GE(info_at_bad.cnt.lost, 1u);
+    EXPECT_EQ(info_at_bad.cnt.timeouts, 0u);
     const Time rto = rto_ns(cfg.ep[0]);
     EXPECT_GT(*t_bad, t_bh);
-    EXPECT_LE(*t_bad, t_bh + rto + 50 * kUs) << "went bad at its first timeout";
+    EXPECT_LE(*t_bad, t_bh + rto / 2) << "went bad well before a timeout";
     int bad_transitions = 0;
     for (auto* e : evs) bad_transitions += e->ev.u.ev.new_state == MRC_EV_ASSUMED_BAD;
     EXPECT_EQ(bad_transitions, 1);
@@ -413,7 +415,9 @@ TEST(Scenario, UnannouncedPlaneFailureDetectedBySilence) {
         EXPECT_EQ(e.ev.u.ev.plane, 2) << "only plane 2 is affected";
         if (e.ev.u.ev.new_state == MRC_EV_ASSUMED_BAD) {
             bad++;
-            EXPECT_EQ(e.ev.u.ev.cause, MRC_EVC_TIMEOUT);
+            // Silence while the other planes deliver: inferred losses (or
+            // timeouts, for an EV with no packet sent after the failure).
+            EXPECT_TRUE(e.ev.u.ev.cause == MRC_EVC_LOSS || e.ev.u.ev.cause == MRC_EVC_TIMEOUT);
         }
         promoted += e.ev.u.ev.cause == MRC_EVC_PROMOTE;
     }
@@ -427,12 +431,16 @@ TEST(Scenario, UnannouncedPlaneFailureDetectedBySilence) {
     EXPECT_EQ(p2.offered_pkts[0], at_last_bad->offered_pkts[0]) << "no data after detection";
     EXPECT_GT(p2.offered_pkts[2], at_last_bad->offered_pkts[2]) << "but probes";
     const Time rto = rto_ns(cfg.ep[0]);
-    EXPECT_LE(h.last_delivery(), announced_end + 8 * rto);
+    EXPECT_LE(h.last_delivery(), announced_end + rto) << "silence costs less than one RTO";
+    EXPECT_EQ(h.stats(0).spurious_losses, 0u);
     std::printf(
         "[ figures  ] unannounced plane failure: last EV bad at %.1f us, done at "
-        "%.1f us vs %.1f us announced (+%.1f RTO), %llu timeouts\n",
+        "%.1f us vs %.1f us announced (+%.1f RTO), %llu timeouts, %llu losses inferred "
+        "(%llu spurious)\n",
         last_bad / 1e3, h.last_delivery() / 1e3, announced_end / 1e3,
-        (double)(h.last_delivery() - announced_end) / rto, (unsigned long long)h.stats(0).timeouts);
+        (double)(h.last_delivery() - announced_end) / rto, (unsigned long long)h.stats(0).timeouts,
+        (unsigned long long)h.stats(0).lost_inferred,
+        (unsigned long long)h.stats(0).spurious_losses);
 }
 
 // ---------------------------------------------------------------------------
@@ -486,6 +494,56 @@ TEST(Scenario, TrimmedPacketsRetransmitWithoutTimeout) {
         "done at %.0f us (RTO %.0f us)\n",
         (unsigned long long)fwd.trimmed, (unsigned long long)b.tx_nacks,
         (unsigned long long)a.tx_rtx_nack, h.last_delivery() / 1e3, rto / 1e3);
+}
+
+// ---------------------------------------------------------------------------
+// 5b. Random loss on every path, 8 planes of one 100 Gbit/s path each, with
+//     the engine's default receive window (MPR) and a 131 us RTO floor (the
+//     issue-16 setup): losses are found from later deliveries and
+//     retransmitted within about an RTT, so the window never stalls behind
+//     a hole for an RTO. The published MRC figures: line rate at 0.1 % loss,
+//     a third of it at 1 %. Timeouts alone (reo_wnd_pm = 0, tlp = 0) gave
+//     0.47 and 0.31 of the clean goodput here.
+namespace {
+HarnessConfig lossy_cfg(double loss) {
+    HarnessConfig cfg = default_config(8, 1, 5);
+    cfg.net.link.delay_ns = 2 * kUs;
+    cfg.net.link.rate_Bps = 10 * kGbps10;  // 100 Gbit/s per plane
+    cfg.net.link.loss = loss;
+    cfg.log_events = false;
+    for (auto& c : cfg.ep) {
+        c.rto_exp = 7;                // 131 us
+        c.cc.link_mbps = 8 * 100000;  // the NIC: 8 x 100 Gbit/s
+    }
+    return cfg;
+}
+}  // namespace
+
+TEST(Scenario, LossRecoveryHoldsGoodputUnderRandomLoss) {
+    constexpr unsigned kMsgs = 64;
+    constexpr std::uint32_t kSize = 1 << 20;
+    const double clean = bulk_goodput([] { return lossy_cfg(0); }, kMsgs, kSize);
+    double ratio[2] = {};
+    mrc_conn_stats st[2] = {};
+    const double losses[2] = {0.001, 0.01};
+    for (int k = 0; k < 2; k++) {
+        Harness h(lossy_cfg(losses[k]));
+        for (unsigned i = 0; i < kMsgs; i++) h.enqueue(kSize);
+        expect_clean_run(h, h.run(1 * kSec), kMsgs);
+        ratio[k] = h.goodput_Bps() / clean;
+        st[k] = h.stats(0);
+        EXPECT_GT(st[k].lost_inferred, 0u);
+        EXPECT_LE(st[k].timeouts, st[k].lost_inferred / 10) << "timeouts are the exception";
+    }
+    EXPECT_GE(ratio[0], 0.9) << "0.1 % loss: at least 0.9 of the clean goodput";
+    EXPECT_GE(ratio[1], 1.0 / 3) << "1 % loss: at least a third";
+    std::printf(
+        "[ figures  ] clean %.0f Gbit/s; 0.1%% loss %.2f of it (%llu inferred, %llu spurious, "
+        "%llu timeouts); 1%% loss %.2f (%llu inferred, %llu spurious, %llu timeouts)\n",
+        clean * 8 / 1e9, ratio[0], (unsigned long long)st[0].lost_inferred,
+        (unsigned long long)st[0].spurious_losses, (unsigned long long)st[0].timeouts, ratio[1],
+        (unsigned long long)st[1].lost_inferred, (unsigned long long)st[1].spurious_losses,
+        (unsigned long long)st[1].timeouts);
 }
 
 // ---------------------------------------------------------------------------

@@ -165,7 +165,7 @@ TEST(Output, PathTable) {
     const std::string s = os.str();
     EXPECT_EQ(s.substr(0, s.find('\n')), "conn qpn 4660 state established evs 2");
     EXPECT_NE(s.find("      1  0x00000200      0  assumed_bad  no              4             2"
-                     "             0             1             0\n"),
+                     "             0             1             0             0\n"),
               std::string::npos)
         << s;
 }
@@ -186,9 +186,9 @@ TEST(Output, ConnJson) {
     JsonConn(k, SampleConn(), true);
     EXPECT_NE(ps.str().find(R"("paths":[{"index":0,"ev":256,"plane":0,"state":"good",)"
                             R"("active":true,"sent":6,"sacked":6,"nacked":0,"timeouts":0,)"
-                            R"("ecn":0},{"index":1,"ev":512,"plane":0,"state":"assumed_bad",)"
-                            R"("active":false,"sent":4,"sacked":2,"nacked":0,"timeouts":1,)"
-                            R"("ecn":0}]})"),
+                            R"("ecn":0,"losses":0},{"index":1,"ev":512,"plane":0,)"
+                            R"("state":"assumed_bad","active":false,"sent":4,"sacked":2,)"
+                            R"("nacked":0,"timeouts":1,"ecn":0,"losses":0}]})"),
               std::string::npos)
         << ps.str();
 }
