@@ -17,6 +17,8 @@
 #define MRC_EV_HASH_MULT	0x9E3779B1u
 #define MRC_EV_PROBE_BACKOFF_MAX 20
 #define MRC_EV_GEN_TRIES	16
+/* Path counts up to this balance replacements by path load (find_backup()). */
+#define MRC_EV_BALANCE_PATHS	64
 #define MRC_EV_ENTROPY_SPACE	0x1000000u	/* 24 bits */
 /* Deterministic steps of gen_value(): see there. */
 #define MRC_EV_GEN_STEPS	(2 * MRC_EV_MAX + 1026)
@@ -176,23 +178,70 @@ static void rot_replace(struct mrc_ev_mgr *m, int idx, int rep)
 	m->plane[r->plane].n_active++;
 }
 
-/* A GOOD backup of @plane, scanning from a random start; -1 if none. */
-static int find_backup(struct mrc_ev_mgr *m, u8 plane)
+/* The path (of its plane) an EV lands on, when the host told the count. */
+static u32 ev_path(const struct mrc_ev_mgr *m, const struct mrc_ev_entry *e)
+{
+	return mrc_ev_entropy(e->value) % m->paths_per_plane;
+}
+
+/*
+ * A GOOD backup of @plane to take the place of @victim (an active EV of
+ * that plane, or -1), scanning from a random start; -1 if none.
+ *
+ * With the plane's path count known (paths_per_plane, up to
+ * MRC_EV_BALANCE_PATHS), the backup goes to the path with the fewest
+ * active EVs once @victim has left, and not to @victim's own path while
+ * another has a backup: @victim is leaving for a loss, a timeout or the
+ * receiver's verdict, so its path is suspect, and a random pick could
+ * double one path's load (issue 16). The least-loaded choice also undoes
+ * the drift those exclusions cause: the next demotion elsewhere refills
+ * the path that lost an EV.
+ */
+static int find_backup(struct mrc_ev_mgr *m, u8 plane, int victim)
 {
 	const struct mrc_ev_plane *p = &m->plane[plane];
-	u16 start, k;
+	u8 load[MRC_EV_BALANCE_PATHS];
+	bool balance = m->paths_per_plane &&
+		       m->paths_per_plane <= MRC_EV_BALANCE_PATHS;
+	u32 vpath = ~0u, path, best_load = ~0u;
+	int best = -1, best_same = -1;
+	u16 start, k, idx;
 
 	if (!p->count)
 		return -1;
+	if (balance) {
+		mrc_memset(load, 0, sizeof(load));
+		for (k = 0; k < p->count; k++) {
+			idx = p->first + k;
+			if (m->ev[idx].active && idx != victim &&
+			    load[ev_path(m, &m->ev[idx])] < 0xff)
+				load[ev_path(m, &m->ev[idx])]++;
+		}
+		if (victim >= 0)
+			vpath = ev_path(m, &m->ev[victim]);
+	}
 	start = (u16)mrc_rng_below(m->rng, p->count);
 	for (k = 0; k < p->count; k++) {
-		u16 idx = p->first + (u16)((start + k) % p->count);
-		const struct mrc_ev_entry *e = &m->ev[idx];
+		const struct mrc_ev_entry *e;
 
-		if (!e->active && e->state == MRC_EV_GOOD)
+		idx = p->first + (u16)((start + k) % p->count);
+		e = &m->ev[idx];
+		if (e->active || e->state != MRC_EV_GOOD)
+			continue;
+		if (!balance)
 			return idx;
+		path = ev_path(m, e);
+		if (path == vpath) {
+			if (best_same < 0)
+				best_same = idx;
+			continue;
+		}
+		if (load[path] < best_load) {
+			best_load = load[path];
+			best = idx;
+		}
 	}
-	return -1;
+	return best >= 0 ? best : best_same;
 }
 
 /* A GOOD backup of any other up plane; -1 if none. */
@@ -206,7 +255,7 @@ static int find_backup_any(struct mrc_ev_mgr *m, u8 except)
 		pl = (u8)((start + k) % m->n_planes);
 		if (pl == except || !((m->plane_up >> pl) & 1u))
 			continue;
-		rep = find_backup(m, pl);
+		rep = find_backup(m, pl, -1);
 		if (rep >= 0)
 			return rep;
 	}
@@ -246,7 +295,7 @@ static bool ev_demote(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
 		ev_set_state(m, now, idx, state, cause);
 		return true;
 	}
-	rep = find_backup(m, e->plane);
+	rep = find_backup(m, e->plane, idx);
 	if (rep < 0) {
 		usable_after = mrc_ev_usable(m) - (ev_usable(m, e) ? 1 : 0);
 		if (floor && usable_after < m->min_active) {
@@ -288,14 +337,24 @@ static void ev_maybe_promote(struct mrc_ev_mgr *m, u64 now, int idx)
 	}
 }
 
-/* A path index not used yet by the first @j EVs of the plane at @first. */
+/*
+ * A path index not used yet by the EVs first..first+@j-1 of the plane's
+ * current block of k_paths EVs.
+ */
 static u32 gen_path(struct mrc_ev_mgr *m, u16 first, u16 j, u32 k_paths)
 {
 	u32 path = 0, tries, i, e;
 	bool dup;
 
-	if (j >= k_paths)
-		return mrc_rng_below(m->rng, k_paths);
+	/*
+	 * Past the first k_paths EVs, each further block of k_paths gets the
+	 * paths once more: the EVs (and, the active ones being the first of
+	 * the plane, the active set) spread evenly over the paths.
+	 */
+	if (j >= k_paths) {
+		first += (u16)(j / k_paths * k_paths);
+		j %= k_paths;
+	}
 	/* Random tries, then a linear scan: a free path exists (j < k_paths). */
 	for (tries = 0; tries < MRC_EV_GEN_TRIES + k_paths; tries++) {
 		if (tries < MRC_EV_GEN_TRIES)
@@ -404,6 +463,7 @@ int mrc_ev_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
 	m->probe_interval_ns = cfg->probe_interval_ns;
 	m->probe_max_ns = cfg->probe_max_interval_ns;
 	m->probe_deadline = MRC_NO_DEADLINE;
+	m->paths_per_plane = cfg->paths_per_plane;
 	m->last_pick = -1;
 	m->hash_mask = hsize - 1;
 	m->ev = mrc_plat_zalloc(sizeof(*m->ev) * n);

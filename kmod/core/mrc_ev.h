@@ -74,6 +74,7 @@ struct mrc_ev_plane {
  * @plane_up: bit p: plane p's port is up
  * @room: bit p: the host has transmit room on plane p
  * @reshuffle_pkts: picks between forced reshuffles (0: off)
+ * @paths_per_plane: cfg.paths_per_plane (0: unknown)
  * @picks: picks since the last reshuffle
  * @last_pick: index returned by the last pick (-1: none)
  * @probe_interval_ns: first probe delay
@@ -98,6 +99,7 @@ struct mrc_ev_mgr {
 	u32 plane_up;
 	u32 room;
 	u32 reshuffle_pkts;
+	u32 paths_per_plane;
 	u32 picks;
 	int last_pick;
 	u64 probe_interval_ns;

@@ -152,6 +152,62 @@ TEST_F(EvTest, PathsPerPlaneGivesDistinctPaths) {
     EXPECT_EQ(paths.size(), 8u);
 }
 
+// More EVs than paths: every block of K EVs covers the K paths once, so
+// the EVs and the active set (the first EVs of each plane) are spread
+// evenly, not binomially.
+TEST_F(EvTest, ManyEvsPerPathSpreadEvenly) {
+    for (u64 seed : {1, 2, 3}) {
+        make(2, 64, 48, 4, seed, 4);
+        for (u8 p = 0; p < 2; p++) {
+            std::map<u32, int> all, active;
+            for (u16 i = p * 64; i < p * 64 + 64; i++) {
+                const u32 path = (m_.ev[i].value & 0xffffff) % 4;
+                all[path]++;
+                active[path] += m_.ev[i].active;
+            }
+            ASSERT_EQ(all.size(), 4u);
+            for (const auto& [path, n] : all) {
+                EXPECT_EQ(n, 16) << "plane " << int(p) << " path " << path;
+                EXPECT_EQ(active[path], 12) << "plane " << int(p) << " path " << path;
+            }
+        }
+    }
+}
+
+// A demoted EV's replacement goes to the least-loaded path (active EVs on
+// it once the victim has left), not back to the victim's (suspect) path
+// while another path has a backup: a random pick could double one path's
+// load while others sit empty.
+TEST_F(EvTest, ReplacementKeepsPathLoadBalanced) {
+    // 6 paths, 12 EVs (two per path), 4 active: two paths start empty.
+    make(1, 12, 4, 1, 11, 6);
+    auto path = [&](int i) { return (m_.ev[i].value & 0xffffff) % 6; };
+    int spread_rounds = 0;
+    for (int round = 0; round < 6; round++) {
+        const int victim = first_active();
+        std::vector<int> load(6, 0);
+        for (u16 i = 0; i < m_.n_ev; i++)
+            if (m_.ev[i].active && i != victim) load[path(i)]++;
+        // The best a replacement can do: the least-loaded path with a GOOD
+        // backup, other than the victim's.
+        int best = 1 << 30;
+        for (u16 i = 0; i < m_.n_ev; i++)
+            if (!m_.ev[i].active && m_.ev[i].state == MRC_EV_GOOD && path(i) != path(victim))
+                best = std::min(best, load[path(i)]);
+        mrc_ev_on_loss(&m_, 100 + round, victim);
+        int promoted = -1;
+        for (const auto& e : drain())
+            if (e.type == MRC_EVT_EV_STATE && e.u.ev.cause == MRC_EVC_PROMOTE)
+                promoted = e.u.ev.index;
+        ASSERT_GE(promoted, 0) << "round " << round;
+        EXPECT_NE(path(promoted), path(victim)) << "round " << round;
+        EXPECT_EQ(load[path(promoted)], best) << "round " << round;
+        spread_rounds += load[path(promoted)] == 0;
+    }
+    // The two empty paths (and those the victims left) were filled first.
+    EXPECT_GE(spread_rounds, 4);
+}
+
 TEST_F(EvTest, DeterministicForSeed) {
     make(2, 8, 6, 2, 42);
     std::vector<u32> a;
