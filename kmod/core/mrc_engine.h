@@ -64,7 +64,7 @@ extern "C" {
 #define MRC_MTU_MAX		65536
 #define MRC_RTO_EXP_MAX		24
 /* Reordering window, per mille of the minimum RTT (cfg.reo_wnd_pm). */
-#define MRC_REO_WND_PM_DEFAULT	1000
+#define MRC_REO_WND_PM_DEFAULT	250
 #define MRC_REO_WND_PM_MAX	4000
 #define MRC_NO_DEADLINE		(~(u64)0)
 
