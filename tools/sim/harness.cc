@@ -149,10 +149,13 @@ bool Harness::pump_app(int ep) {
             break;
         }
         TxMsg m;
-        m.data.resize(r.len);
-        fill_payload(m.data,
-                     cfg_.payload_seed ^ mix((idx + 1) * 2 + static_cast<std::uint64_t>(ep)));
-        r.digest = digest(m.data);
+        m.len = r.len;
+        if (!cfg_.headers_only) {
+            m.data.resize(r.len);
+            fill_payload(m.data,
+                         cfg_.payload_seed ^ mix((idx + 1) * 2 + static_cast<std::uint64_t>(ep)));
+            r.digest = digest(m.data);
+        }
         r.msn = msn;
         r.accepted = now_;
         r.accepted_ok = true;
@@ -170,14 +173,15 @@ void Harness::emit(int ep, mrc_tx_desc& d) {
     if (d.kind < hc.tx_by_kind.size()) hc.tx_by_kind[d.kind]++;
     if (d.plane != mrc_ev_plane(d.ev)) hc.plane_mismatch++;
     std::uint32_t trim_keep = 0;
+    const bool hdr_only = cfg_.headers_only && d.kind == MRC_TX_DATA;
     if (d.kind == MRC_TX_DATA) {
         auto it = e.tx.find(d.cookie);
         if (it == e.tx.end() ||
-            static_cast<std::uint64_t>(d.msg_offset) + d.payload_len > it->second.data.size()) {
+            static_cast<std::uint64_t>(d.msg_offset) + d.payload_len > it->second.len) {
             hc.unknown_cookie++;
             return;
         }
-        d.pkt.payload = it->second.data.data() + d.msg_offset;
+        d.pkt.payload = hdr_only ? nullptr : it->second.data.data() + d.msg_offset;
         d.pkt.payload_len = d.payload_len;
         trim_keep = mrc_pkt_hdr_len(&d.pkt);
         const std::uint32_t psn = d.pkt.bth.psn;
@@ -193,14 +197,17 @@ void Harness::emit(int ep, mrc_tx_desc& d) {
             hc.last_new_psn = psn;
         }
     }
-    const int n = mrc_pkt_encode(&d.pkt, txbuf_.data(), static_cast<u32>(txbuf_.size()));
+    const int n = hdr_only
+                      ? mrc_pkt_encode_hdr(&d.pkt, txbuf_.data(), static_cast<u32>(txbuf_.size()))
+                      : mrc_pkt_encode(&d.pkt, txbuf_.data(), static_cast<u32>(txbuf_.size()));
     if (n < 0) {
         hc.encode_errors++;
         return;
     }
-    hc.tx_bytes += static_cast<std::uint64_t>(n);
     Packet p;
     p.bytes.assign(txbuf_.begin(), txbuf_.begin() + n);
+    if (hdr_only) p.omitted = d.payload_len + d.pkt.bth.pad_cnt + MRC_ICRC_LEN;
+    hc.tx_bytes += p.wire_len();
     p.ev = d.ev;
     p.kind = kind_of(d.kind);
     p.trim_keep = trim_keep;
@@ -246,6 +253,10 @@ bool Harness::drain_events(int ep) {
             }
             case MRC_EVT_MSG_DELIVERED: {
                 e.hc.delivered_msgs++;
+                if (cfg_.headers_only) {
+                    deliver_headers_only(e, peer, ev);
+                    break;
+                }
                 auto it = e.rx.find(ev.u.msg.msn);
                 const std::size_t idx = e.next_delivered++;
                 const bool known = idx < peer.msgs.size();
@@ -280,6 +291,26 @@ bool Harness::drain_events(int ep) {
     return any;
 }
 
+// MRC_EVT_MSG_DELIVERED without payload bytes: the message is the next one
+// the peer's application sent, with its MSN, length and immediate data, and
+// exactly its length in payload was placed (a duplicate placed twice, or a
+// byte range missed, would not add up).
+void Harness::deliver_headers_only(Endpoint& e, Endpoint& peer, const mrc_event& ev) {
+    const std::size_t idx = e.next_delivered++;
+    auto it = e.rx_placed.find(ev.u.msg.msn);
+    const std::uint64_t placed = it == e.rx_placed.end() ? 0 : it->second;
+    bool ok = idx < peer.msgs.size();
+    if (ok) {
+        MessageRecord& r = peer.msgs[idx];
+        ok = r.accepted_ok && r.msn == ev.u.msg.msn && r.len == ev.u.msg.len && placed == r.len &&
+             ev.u.msg.has_imm && ev.u.msg.imm == static_cast<u32>(idx);
+        r.delivered = now_;
+        r.delivered_ok = ok;
+    }
+    if (!ok) e.hc.delivered_bad++;
+    if (it != e.rx_placed.end()) e.rx_placed.erase(it);
+}
+
 void Harness::service(int ep) {
     // Host contract: drain tx, then events; completions free message slots,
     // so repeat until nothing moves.
@@ -304,7 +335,10 @@ void Harness::deliver(Delivery& d) {
     u32 dflags = 0;
     if (d.pkt.trimmed) dflags |= MRC_DECODE_TRIMMED;
     if (!cfg_.verify_icrc) dflags |= MRC_DECODE_NO_ICRC;
-    if (mrc_pkt_decode_flags(d.pkt.bytes.data(), static_cast<u32>(d.pkt.bytes.size()), dflags,
+    // Headers only: the decoder reads the headers at bytes and takes the
+    // rest of the wire length on trust (as the kernel's skb receive does).
+    if (d.pkt.omitted) dflags |= MRC_DECODE_HDR_ONLY;
+    if (mrc_pkt_decode_flags(d.pkt.bytes.data(), static_cast<u32>(d.pkt.wire_len()), dflags,
                              &pkt) != MRC_WIRE_OK) {
         hc.decode_errors++;
         return;
@@ -319,7 +353,17 @@ void Harness::deliver(Delivery& d) {
     } else {
         hc.rx_rc[0]++;
     }
-    if (rc == MRC_RX_PLACE || rc == MRC_RX_PLACE_NEW) {
+    if ((rc == MRC_RX_PLACE || rc == MRC_RX_PLACE_NEW) && cfg_.headers_only) {
+        if (pkt.trimmed || !mrc_op_is_data(pkt.bth.opcode)) {
+            hc.place_anomalies++;
+        } else {
+            auto [it, fresh] = e.rx_placed.try_emplace(pkt.meth.msn, 0);
+            if (fresh != (rc == MRC_RX_PLACE_NEW)) hc.place_anomalies++;
+            it->second += pkt.payload_len;
+            hc.placed_pkts++;
+            hc.placed_bytes += pkt.payload_len;
+        }
+    } else if (rc == MRC_RX_PLACE || rc == MRC_RX_PLACE_NEW) {
         if (pkt.trimmed || !mrc_op_is_data(pkt.bth.opcode)) {
             hc.place_anomalies++;
         } else {

@@ -231,7 +231,7 @@ bool Network::send(Time now, Dir dir, Packet pkt) {
     Link& l = L(plane, path, dir);
     LinkCounters& c = l.ctr;
     c.offered_pkts[static_cast<std::size_t>(pkt.kind)]++;
-    c.offered_bytes += pkt.bytes.size();
+    c.offered_bytes += pkt.wire_len();
     pkt.trimmed = false;
     pkt.ecn_ce = false;
 
@@ -250,13 +250,14 @@ bool Network::send(Time now, Dir dir, Packet pkt) {
     // Draw order is fixed: trim, ecn, loss, jitter, dup, dup-jitter.
     bool trim = (l.cfg.trim_threshold_bytes && q >= l.cfg.trim_threshold_bytes);
     trim = l.rng.chance(l.cfg.trim_prob) || trim;
-    if (trim && (pkt.trim_keep == 0 || pkt.trim_keep >= pkt.bytes.size()))
+    if (trim && (pkt.trim_keep == 0 || pkt.trim_keep >= pkt.wire_len()))
         trim = false;  // not trimmable: normal queueing (and maybe tail drop)
     if (trim) {
         pkt.bytes.resize(pkt.trim_keep);
+        pkt.omitted = 0;
         pkt.trimmed = true;
         c.trimmed++;
-    } else if (l.cfg.queue_limit_bytes && q + pkt.bytes.size() > l.cfg.queue_limit_bytes) {
+    } else if (l.cfg.queue_limit_bytes && q + pkt.wire_len() > l.cfg.queue_limit_bytes) {
         c.dropped_queue++;
         return false;
     }
@@ -270,10 +271,10 @@ bool Network::send(Time now, Dir dir, Packet pkt) {
     Time done;
     if (pkt.trimmed) {
         // Priority queue for trimmed headers: they do not wait behind data.
-        done = now + serialise(l, pkt.bytes.size());
+        done = now + serialise(l, pkt.wire_len());
     } else {
         const Time start = std::max(now, l.busy_until);
-        done = start + serialise(l, pkt.bytes.size());
+        done = start + serialise(l, pkt.wire_len());
         l.busy_until = done;
     }
 
@@ -319,7 +320,7 @@ std::optional<Delivery> Network::pop_due(Time now) {
             continue;
         }
         l.ctr.delivered_pkts[static_cast<std::size_t>(e.pkt.kind)]++;
-        l.ctr.delivered_bytes += e.pkt.bytes.size();
+        l.ctr.delivered_bytes += e.pkt.wire_len();
         return Delivery{e.at, e.dir, e.plane, e.path, e.duplicate, std::move(e.pkt)};
     }
     apply_changes(now);

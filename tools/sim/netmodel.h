@@ -102,6 +102,11 @@ struct Packet {
     bool ecn_ce = false;    // set by the model when marked
     bool trimmed = false;   // set by the model when trimmed
     std::uint64_t tag = 0;  // opaque to the model; carried to the receiver
+    // Bytes on the wire after `bytes` that the sender did not materialise
+    // (a headers-only simulation: payload, pad, ICRC). The model queues,
+    // serialises and counts wire_len(); a trim drops them.
+    std::uint32_t omitted = 0;
+    std::size_t wire_len() const { return bytes.size() + omitted; }
 };
 
 struct Delivery {
