@@ -397,14 +397,13 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s);
 int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n);
 void mrc_req_on_timer(struct mrc_conn *c, u64 now);
 void mrc_req_mark_lost(struct mrc_req *r, u32 psn, u8 cause);
-void mrc_req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
-		      struct mrc_tx_pkt *p, bool exact);
+void mrc_req_note_lost_tx(struct mrc_tx_pkt *p, u64 waited_ns, u8 cause);
 void mrc_loss_note_delivered(struct mrc_conn *c, u64 now,
 			     const struct mrc_tx_pkt *p);
 void mrc_loss_detect(struct mrc_conn *c, u64 now);
 void mrc_loss_on_spurious(struct mrc_conn *c);
 void mrc_loss_tlp_arm(struct mrc_conn *c, u64 now);
-bool mrc_loss_tlp_fire(struct mrc_conn *c, u64 now);
+void mrc_loss_tlp_fire(struct mrc_conn *c, u64 now);
 u64 mrc_loss_deadline(const struct mrc_conn *c);
 void mrc_req_plane_down(struct mrc_conn *c, u8 plane);
 int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev);

@@ -213,9 +213,11 @@ static int find_backup(struct mrc_ev_mgr *m, u8 plane, int victim)
 		mrc_memset(load, 0, sizeof(load));
 		for (k = 0; k < p->count; k++) {
 			idx = p->first + k;
-			if (m->ev[idx].active && idx != victim &&
-			    load[ev_path(m, &m->ev[idx])] < 0xff)
-				load[ev_path(m, &m->ev[idx])]++;
+			if (!m->ev[idx].active || idx == victim)
+				continue;
+			path = ev_path(m, &m->ev[idx]);
+			if (load[path] < 0xff)
+				load[path]++;
 		}
 		if (victim >= 0)
 			vpath = ev_path(m, &m->ev[victim]);

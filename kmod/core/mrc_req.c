@@ -633,21 +633,34 @@ static u64 req_sack_rtt(struct mrc_conn *c, u64 now, const struct mrc_sack *s,
 }
 
 /**
- * mrc_req_late_ack() - a transmission declared lost arrived after all.
- * @c: connection
- * @now: current time
- * @psn: its PSN
- * @p: its state
- * @exact: the SACK that tells echoes that transmission's timestamp
+ * mrc_req_note_lost_tx() - remember the transmission being declared lost.
+ * @p: a SENT packet, about to be marked lost
+ * @waited_ns: how long after it was sent it was declared lost
+ * @cause: MRC_RTX_TIMEOUT or MRC_RTX_INFERRED
  *
- * Count it, take its delay as an RTT sample (exact when the SACK it
- * triggered timed it, else the time it waited before it was declared lost:
- * a lower bound, as a late cumulative ack may wait for a hole) and give its
- * EV back. A timeout has its window cut undone; an inferred loss widens the
- * reordering window instead (its cut was one packet's bytes).
+ * Kept until the PSN is acknowledged, so that an acknowledgment of this
+ * very transmission proves the verdict spurious (req_check_spurious()).
  */
-void mrc_req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
-		      struct mrc_tx_pkt *p, bool exact)
+void mrc_req_note_lost_tx(struct mrc_tx_pkt *p, u64 waited_ns, u8 cause)
+{
+	p->to_tx_ns = p->tx_ns ? p->tx_ns : 1;
+	p->to_rto_ns = waited_ns;
+	p->to_tx_ts = p->tx_ts;
+	p->to_ev_idx = p->ev_idx;
+	p->to_cause = cause;
+}
+
+/*
+ * A transmission declared lost (@exact: the SACK that tells echoes its
+ * timestamp) arrived after all. Count it, take its delay as an RTT sample
+ * (exact when the SACK it triggered timed it, else the time it waited
+ * before it was declared lost: a lower bound, as a late cumulative ack may
+ * wait for a hole) and give its EV back. A timeout has its window cut
+ * undone; an inferred loss widens the reordering window instead (its cut
+ * was one packet's bytes).
+ */
+static void req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
+			 struct mrc_tx_pkt *p, bool exact)
 {
 	u64 rtt = now - p->to_tx_ns;
 
@@ -683,7 +696,7 @@ static void req_dup_reported(struct mrc_conn *c, u64 now,
 		return;
 	p = mrc_txp(r, psn);
 	if (p->to_tx_ns && now >= p->to_tx_ns && p->tries > 1)
-		mrc_req_late_ack(c, now, psn, p, false);
+		req_late_ack(c, now, psn, p, false);
 }
 
 /*
@@ -717,7 +730,7 @@ static void req_check_spurious(struct mrc_conn *c, u64 now, u32 psn,
 		       (r->min_rtt_ns && now >= p->tx_ns &&
 			now - p->tx_ns < r->min_rtt_ns);
 	if (late)
-		mrc_req_late_ack(c, now, psn, p, exact);
+		req_late_ack(c, now, psn, p, exact);
 	else if (exact)
 		p->to_tx_ns = 0;	/* the retransmission was what arrived */
 }
@@ -1117,11 +1130,8 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 		r->retry_left--;
 		if (p->timeouts < 0xff)
 			p->timeouts++;
-		p->to_tx_ns = p->tx_ns ? p->tx_ns : 1;
-		p->to_rto_ns = p->deadline_ns - p->tx_ns;
-		p->to_tx_ts = p->tx_ts;
-		p->to_ev_idx = p->ev_idx;
-		p->to_cause = MRC_RTX_TIMEOUT;
+		mrc_req_note_lost_tx(p, p->deadline_ns - p->tx_ns,
+				     MRC_RTX_TIMEOUT);
 		req_timeout_event(c, now, psn, p);
 		mrc_ev_on_timeout(&c->evm, now, p->ev_idx);
 		mrc_req_mark_lost(r, psn, MRC_RTX_TIMEOUT);

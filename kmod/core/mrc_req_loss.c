@@ -28,7 +28,7 @@
  * delivered successor on it. reo_wnd, which covers SACKs reordered on
  * their own way back, is reo_wnd_pm / 1000 x min RTT x @reo_mult, at most
  * the base RTO. A loss inferred wrongly (the packet is acknowledged after
- * all, the test of mrc_req_late_ack()) raises @reo_mult by one, up to
+ * all, the test of req_check_spurious() in mrc_req.c) raises @reo_mult by one, up to
  * MRC_REO_MULT_MAX; MRC_REO_DECAY inferences in a row that were not
  * disproved lower it by one.
  *
@@ -99,11 +99,7 @@ static void loss_infer(struct mrc_conn *c, u64 now, u32 psn,
 	struct mrc_req *r = &c->req;
 
 	c->st.lost_inferred++;
-	p->to_tx_ns = p->tx_ns ? p->tx_ns : 1;
-	p->to_rto_ns = now - p->tx_ns;
-	p->to_tx_ts = p->tx_ts;
-	p->to_ev_idx = p->ev_idx;
-	p->to_cause = MRC_RTX_INFERRED;
+	mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_INFERRED);
 	mrc_ev_on_loss(&c->evm, now, p->ev_idx);
 	mrc_cc_on_loss(&c->cc, now, p->len);
 	mrc_req_mark_lost(r, psn, MRC_RTX_INFERRED);
@@ -210,17 +206,15 @@ void mrc_loss_tlp_arm(struct mrc_conn *c, u64 now)
  *
  * The newest SENT packet (not held by a resource NACK) is queued for
  * retransmission with cause MRC_RTX_TLP.
- *
- * Return: true if a probe was queued.
  */
-bool mrc_loss_tlp_fire(struct mrc_conn *c, u64 now)
+void mrc_loss_tlp_fire(struct mrc_conn *c, u64 now)
 {
 	struct mrc_req *r = &c->req;
 	const struct mrc_tx_pkt *p;
 	u32 psn;
 
 	if (!loss_tlp_armed(c) || now < r->tlp_base_ns + loss_pto(c))
-		return false;
+		return;
 	r->tlp_out = 1;
 	psn = r->snd_nxt;
 	while (psn != r->snd_una) {
@@ -228,10 +222,9 @@ bool mrc_loss_tlp_fire(struct mrc_conn *c, u64 now)
 		p = mrc_txp(r, psn);
 		if (p->state == MRC_TXP_SENT && !p->nack_wait) {
 			mrc_req_mark_lost(r, psn, MRC_RTX_TLP);
-			return true;
+			return;
 		}
 	}
-	return false;
 }
 
 /**

@@ -353,19 +353,15 @@ void Harness::deliver(Delivery& d) {
     } else {
         hc.rx_rc[0]++;
     }
-    if ((rc == MRC_RX_PLACE || rc == MRC_RX_PLACE_NEW) && cfg_.headers_only) {
+    if (rc == MRC_RX_PLACE || rc == MRC_RX_PLACE_NEW) {
         if (pkt.trimmed || !mrc_op_is_data(pkt.bth.opcode)) {
             hc.place_anomalies++;
-        } else {
+        } else if (cfg_.headers_only) {
             auto [it, fresh] = e.rx_placed.try_emplace(pkt.meth.msn, 0);
             if (fresh != (rc == MRC_RX_PLACE_NEW)) hc.place_anomalies++;
             it->second += pkt.payload_len;
             hc.placed_pkts++;
             hc.placed_bytes += pkt.payload_len;
-        }
-    } else if (rc == MRC_RX_PLACE || rc == MRC_RX_PLACE_NEW) {
-        if (pkt.trimmed || !mrc_op_is_data(pkt.bth.opcode)) {
-            hc.place_anomalies++;
         } else {
             auto it = e.rx.find(pkt.meth.msn);
             if (rc == MRC_RX_PLACE_NEW) {
