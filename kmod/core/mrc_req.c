@@ -21,7 +21,8 @@
  * base RTO; every refusal of the probe doubles the delay (up to
  * rto_max_backoff). Its acknowledgment releases the held packets of its
  * message (the receiver gave that message a buffer) and sends the first
- * held packet of the next message as the next probe at once; the mode ends
+ * held packet of the next message as the next probe at once, its delay
+ * growing from the base RTO again (the receiver made progress); the mode ends
  * when nothing is held (req_rnr_next()). A receiver whose reader sleeps costs one packet per
  * delay, not a window per base RTO (RDMA's RNR NAK, TCP's zero-window
  * probe). Progress: with data outstanding, progress_timeout_ns without an
@@ -801,9 +802,16 @@ static void req_rnr_next(struct mrc_conn *c)
 			r->rnr_probe_slot = p->msg_slot;
 		}
 	}
+	/*
+	 * Progress restarts the back-off (RDMA's RNR timer is per NAK): the
+	 * receiver took a message, so its reader is back or it still had
+	 * room, and the messages that fit must not each wait up to a
+	 * second; a reader still asleep refuses the next probe at once and
+	 * the delay grows from the base again.
+	 */
+	r->rnr_backoff = 0;
 	if (!found) {
 		r->rnr = 0;
-		r->rnr_backoff = 0;
 		return;
 	}
 	c->st.rnr_probes++;

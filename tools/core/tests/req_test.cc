@@ -584,6 +584,51 @@ TEST_F(ReqTest, ReceiverNotReadyProbesOnePacketThenResumes) {
     EXPECT_EQ(stats().retry_left, 4u);
 }
 
+// The probe of message 1 was refused twice (the delay grew to four base
+// RTOs), then got in: the receiver made progress. The probe of message 2,
+// sent at once, is refused: its second refusal (the first held it), so it
+// waits two base RTOs as in a fresh episode, not eight (the messages that
+// still fit each waited up to a second in the VM, and a stall test counted
+// their packets as a storm).
+TEST_F(ReqTest, ReceiverNotReadyBackoffRestartsOnProgress) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 2 * 1024, 0, 0, 1, nullptr), MRC_OK);  // PSN 0-1
+    ASSERT_EQ(mrc_conn_send(c_, 0, 2 * 1024, 0, 0, 2, nullptr), MRC_OK);  // PSN 2-3
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 4u);
+    for (u32 i = 0; i < 4; i++)
+        EXPECT_EQ(rx(1, nack(i, MRC_NACK_NO_RESOURCE, d[i].ev)), MRC_RX_CONSUMED);
+    u64 now = 1, wait = rto();
+    std::vector<mrc_tx_desc> r;
+    for (int round = 0; round < 3; round++) {
+        SCOPED_TRACE(round);
+        now += wait;
+        mrc_conn_on_timer(c_, now);
+        r = poll(now);
+        ASSERT_EQ(r.size(), 1u);
+        ASSERT_EQ(r[0].pkt.bth.psn, 0u);
+        if (round < 2) {
+            EXPECT_EQ(rx(now + 1, nack(0, MRC_NACK_NO_RESOURCE, r[0].ev)), MRC_RX_CONSUMED);
+            now += 1;
+            wait *= 2;
+        }
+    }
+    rx(now + 1, sack(0, 0, 1, r[0].ev));  // the probe got in
+    r = poll(now + 1);
+    ASSERT_EQ(r.size(), 2u);  // the probe of message 2 first, the rest of message 1
+    EXPECT_EQ(r[0].pkt.bth.psn, 2u);
+    EXPECT_EQ(r[1].pkt.bth.psn, 1u);
+    rx(now + 2, sack(1, 0, 1, r[1].ev));
+    EXPECT_EQ(rx(now + 2, nack(2, MRC_NACK_NO_RESOURCE, r[0].ev)), MRC_RX_CONSUMED);
+    mrc_conn_on_timer(c_, now + 1 + 2 * rto());
+    EXPECT_TRUE(poll(now + 1 + 2 * rto()).empty());
+    mrc_conn_on_timer(c_, now + 2 + 2 * rto());
+    r = poll(now + 2 + 2 * rto());
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].pkt.bth.psn, 2u);
+    EXPECT_EQ(stats().rnr_episodes, 1u);
+}
+
 // A stalled reader refused a window's worth, so the window is full of held
 // packets; meanwhile a packet of the message before them was lost on a dead
 // path. Its retransmission must go although the window is full: the
