@@ -42,7 +42,7 @@ KSFT_BUILD := $(B)/ksft
 INITRAMFS := $(B)/vm/initramfs$(SFX).cpio.gz
 RIG_SELFCHECK ?= 1
 
-.PHONY: all deps kmod rigmod userspace selftests initramfs check ctest vm-selftests \
+.PHONY: all deps kmod rigmod userspace selftests initramfs check ctest vm-selftests sim-plots \
 	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz bench clean distclean \
 	install uninstall debs
 
@@ -123,6 +123,12 @@ lint: $(KABI_MK)
 
 fuzz: userspace
 	bash scripts/fuzz.sh
+
+# The paper's fabric experiments on the simulator (deterministic), plotted
+# into Documentation/networking/mrc-sim/*.svg; the figures table on stdout.
+sim-plots: userspace
+	python3 tools/sim/fabric_plots.py $(CMAKE_BUILD)/tools/sim/mrcfabric \
+		Documentation/networking/mrc-sim
 
 # Benchmarks, never pass/fail: MRC vs TCP vs MPTCP on the emulated fabric in
 # one VM boot; build/bench/{results.json,results.txt,plane-failure.svg}.

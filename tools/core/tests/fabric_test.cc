@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// The multi-host fabric model (tools/sim/fabric_net.h) and the engines
+// running over it (fabric_sim.h): the model's own mechanics first, then the
+// claims of issue 16 item 6 as regression tests (permutation share, incast
+// victim, one NIC port of eight down, incast fairness).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "fabric_sim.h"
+
+using namespace mrc::sim;
+
+namespace {
+
+FabricPacket data_pkt(unsigned src, unsigned dst, std::uint32_t ev, std::uint32_t len = 4000) {
+    FabricPacket p;
+    std::memset(&p.pkt, 0, sizeof(p.pkt));
+    p.ev = ev;
+    p.src = static_cast<std::uint16_t>(src);
+    p.dst = static_cast<std::uint16_t>(dst);
+    p.wire_len = len;
+    p.trim_len = 100;
+    return p;
+}
+
+FabricConfig small_fabric() {
+    FabricConfig c;
+    c.hosts = 8;
+    c.planes = 2;
+    c.hosts_per_t0 = 2;
+    c.t1_per_plane = 4;
+    c.host_rate_Bps = 1'000'000'000;  // 1 byte per ns
+    c.fabric_rate_Bps = 1'000'000'000;
+    c.link_delay_ns = 100;
+    c.queue_bytes = 20000;
+    return c;
+}
+
+// Arrival time of every delivery, in order.
+std::vector<std::pair<Time, FabricPacket>> drain(FabricNet& n) {
+    std::vector<std::pair<Time, FabricPacket>> out;
+    for (Time t = n.next_event(); t != kNever; t = n.next_event())
+        while (auto p = n.pop_due(t)) out.emplace_back(t, *p);
+    return out;
+}
+
+}  // namespace
+
+TEST(FabricNet, RoutesBySpineAndServesFifo) {
+    FabricNet n(small_fabric());
+    // Same T0: NIC port, T0 -> host.
+    EXPECT_EQ(n.spine_of(0, 1, 5), -1);
+    // SRv6: the EV's path index picks the spine.
+    EXPECT_EQ(n.spine_of(0, 4, 6), 2);
+    EXPECT_EQ(n.spine_of(0, 4, (1u << 24) | 7), 3);
+    n.send(0, data_pkt(0, 1, 0));
+    n.send(0, data_pkt(0, 4, 1));  // queued behind the first at the NIC port
+    auto d = drain(n);
+    ASSERT_EQ(d.size(), 2u);
+    // 4000 B at 1 B/ns, 100 ns per hop: 2 hops = 8000 + 200.
+    EXPECT_EQ(d[0].first, 8200u);
+    // The second waited 4000 ns at the NIC port, then 4 hops.
+    EXPECT_EQ(d[1].first, 4000u + 4 * (4000 + 100));
+    EXPECT_EQ(n.port(n.t0_up_port(0, 0, 1)).pkts, 1u);
+    EXPECT_EQ(n.port(n.t1_down_port(0, 1, 2)).pkts, 1u);
+    EXPECT_EQ(n.in_flight(), 0u);
+}
+
+TEST(FabricNet, EcmpHashesFlowsOntoSpines) {
+    FabricConfig c = small_fabric();
+    c.routing = Routing::Ecmp;
+    FabricNet n(c);
+    std::vector<int> hits(4, 0);
+    for (std::uint32_t ev = 0; ev < 400; ev++) {
+        const int s = n.spine_of(0, 4, ev);
+        ASSERT_GE(s, 0);
+        EXPECT_EQ(n.spine_of(0, 4, ev), s);  // deterministic
+        hits[static_cast<std::size_t>(s)]++;
+    }
+    for (int h : hits) EXPECT_GT(h, 50);  // every spine used, none by all
+}
+
+TEST(FabricNet, TrimsAboveThresholdAndFlagsLastHop) {
+    FabricConfig c = small_fabric();
+    c.trim_bytes = 8000;
+    FabricNet n(c);
+    // Three hosts under other T0s send to host 1 at once: the T0 -> host 1
+    // port (the last hop) takes 4000 B each while busy; NIC ports and
+    // spines (EV 0, 1, 2) are separate, so only the last hop queues.
+    const unsigned senders[] = {4, 6, 2};
+    for (unsigned k = 0; k < 3; k++) n.send(0, data_pkt(senders[k], 1, k));
+    n.send(0, data_pkt(0, 1, 0));
+    auto d = drain(n);
+    ASSERT_EQ(d.size(), 4u);
+    unsigned trimmed = 0;
+    for (auto& [t, p] : d) {
+        if (!p.trimmed) continue;
+        trimmed++;
+        EXPECT_TRUE(p.lasthop);
+        EXPECT_EQ(p.wire_len, 100u);
+    }
+    EXPECT_GE(trimmed, 1u);
+    EXPECT_EQ(n.port(n.t0_down_port(0, 1)).trims, trimmed);
+    EXPECT_EQ(n.port(n.t0_down_port(0, 1)).drops, 0u);
+}
+
+TEST(FabricNet, TailDropsMarksAndDownPorts) {
+    FabricConfig c = small_fabric();
+    c.ecn_kmin_bytes = 1;
+    c.ecn_kmax_bytes = 2;  // anything queued is marked
+    FabricNet n(c);
+    for (int i = 0; i < 8; i++) n.send(0, data_pkt(0, 1, 0));
+    auto d = drain(n);
+    // 20000 B of queue: the first five fit (0, 4000 .. 16000 queued), the
+    // rest are dropped; all but the first found a backlog and were marked.
+    EXPECT_EQ(d.size(), 5u);
+    EXPECT_EQ(n.port(n.nic_port(0, 0)).drops, 3u);
+    EXPECT_EQ(n.port(n.nic_port(0, 0)).marks, 4u);
+    EXPECT_FALSE(d[0].second.ce);
+    EXPECT_TRUE(d[4].second.ce);
+    n.set_t1_up(1, 2, false);
+    n.send(0, data_pkt(0, 4, (1u << 24) | 2));  // plane 1, spine 2
+    n.send(0, data_pkt(0, 4, (1u << 24) | 3));  // plane 1, spine 3
+    d = drain(n);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(n.spine_of(0, 4, d[0].second.ev), 3);
+    EXPECT_EQ(n.port(n.t0_up_port(1, 0, 2)).drops, 1u);
+}
+
+namespace {
+
+FabricSimConfig fabric_cfg(unsigned hosts, unsigned planes) {
+    FabricSimConfig c;
+    c.net.hosts = hosts;
+    c.net.planes = planes;
+    c.net.hosts_per_t0 = 4;
+    c.net.t1_per_plane = 4;
+    c.net.trim_bytes = 64 * 1024;
+    c.net.ecn_kmin_bytes = 32 * 1024;
+    c.net.ecn_kmax_bytes = 64 * 1024;
+    return c;
+}
+
+// Payload goodput one 100G NIC port can carry (headers, ICRC, outer IP/UDP).
+double port_payload_gbps(const FabricSimConfig& c) {
+    const double wire = c.mtu + 60.0 + c.net.overhead_bytes;  // BTH..RETH + ICRC, about
+    return static_cast<double>(c.net.host_rate_Bps) * 8 / 1e9 * c.mtu / wire;
+}
+
+std::vector<double> run_permutation(const FabricSimConfig& c, std::uint32_t msgs) {
+    FabricSim sim(c);
+    const auto p = permutation(c.net.hosts, c.net.hosts_per_t0, c.seed);
+    for (unsigned h = 0; h < c.net.hosts; h++) sim.add_flow({h, p[h], 1 << 20, msgs, 0});
+    const RunResult r = sim.run(50 * kMs);
+    EXPECT_TRUE(r.done) << r.why;
+    std::vector<double> g;
+    for (std::size_t i = 0; i < sim.flows(); i++) {
+        const FlowResult f = sim.flow(i);
+        EXPECT_EQ(f.bad_msgs, 0u);
+        g.push_back(f.goodput_bps() / 1e9);
+    }
+    return g;
+}
+
+}  // namespace
+
+TEST(FabricSim, PermutationEveryFlowNearLineRateWithSrv6) {
+    FabricSimConfig c = fabric_cfg(32, 8);
+    const auto g = run_permutation(c, 16);
+    const double line = 8 * port_payload_gbps(c);
+    const double lo = *std::min_element(g.begin(), g.end());
+    EXPECT_GE(lo, 0.9 * line) << "slowest flow " << lo << " of " << line << " Gb/s";
+    EXPECT_GE(jain(g), 0.99);
+}
+
+// The baseline: one path per flow, hashed. Collisions leave some flows with
+// half a port or less, which is what the paper reports for RoCE.
+TEST(FabricSim, PermutationSinglePathEcmpCollides) {
+    FabricSimConfig c = fabric_cfg(32, 8);
+    c.single_path = true;
+    c.net.routing = Routing::Ecmp;
+    const auto g = run_permutation(c, 4);
+    const double line = port_payload_gbps(c);
+    const double lo = *std::min_element(g.begin(), g.end());
+    EXPECT_LT(lo, 0.75 * line) << "slowest flow " << lo << " of " << line << " Gb/s";
+}
+
+namespace {
+
+struct IncastRun {
+    double victim_gbps = 0;
+    std::vector<double> senders_gbps;
+    Time end = 0;
+};
+
+// `n` senders under other T0s -> host 0; a victim flow into host 1 (host
+// 0's T0: it shares the spines' downlinks with the incast) from host 31.
+IncastRun run_incast(unsigned n, std::uint32_t msgs) {
+    FabricSimConfig c = fabric_cfg(32, 8);
+    FabricSim sim(c);
+    for (unsigned k = 0; k < n; k++) sim.add_flow({30 - k, 0, 1 << 20, msgs, 0});
+    const std::size_t victim = sim.add_flow({31, 1, 1 << 20, msgs, 0});
+    const RunResult r = sim.run(50 * kMs);
+    EXPECT_TRUE(r.done) << r.why;
+    IncastRun out;
+    for (std::size_t i = 0; i < sim.flows(); i++) {
+        const FlowResult f = sim.flow(i);
+        EXPECT_EQ(f.bad_msgs, 0u);
+        if (i == victim)
+            out.victim_gbps = f.goodput_bps() / 1e9;
+        else
+            out.senders_gbps.push_back(f.goodput_bps() / 1e9);
+    }
+    out.end = r.end;
+    return out;
+}
+
+}  // namespace
+
+// 7 -> 1 incast next to a victim flow into the incast receiver's T0: the
+// victim keeps its goodput within 10 % of running alone.
+TEST(FabricSim, IncastLeavesTheVictimAlone) {
+    const IncastRun solo = run_incast(0, 32);
+    const IncastRun with = run_incast(7, 32);
+    EXPECT_GE(with.victim_gbps, 0.9 * solo.victim_gbps)
+        << with.victim_gbps << " vs " << solo.victim_gbps << " Gb/s alone";
+    // The incast itself fills the receiver's eight ports.
+    double sum = 0;
+    for (double g : with.senders_gbps) sum += g;
+    EXPECT_GE(sum, 0.9 * 8 * port_payload_gbps(fabric_cfg(32, 8)));
+}
+
+// Two flows into one receiver share it fairly (NSCC's closed loop: ECN,
+// delay and trims of one bottleneck). With seven, the shares spread more
+// (Jain 0.79-0.87 measured, mrc-sim.rst): not asserted here.
+TEST(FabricSim, TwoFlowIncastIsFair) {
+    const IncastRun two = run_incast(2, 64);
+    ASSERT_EQ(two.senders_gbps.size(), 2u);
+    EXPECT_GE(jain(two.senders_gbps), 0.95)
+        << two.senders_gbps[0] << " and " << two.senders_gbps[1] << " Gb/s";
+}
+
+namespace {
+
+// One flow, 64 MiB, host 31 -> host 1; host 31's NIC port of plane 3 goes
+// down 50 us in (fail) and the run reports the flow.
+FlowResult run_port_down(bool fail, bool announced) {
+    FabricSimConfig c = fabric_cfg(32, 8);
+    FabricSim sim(c);
+    sim.add_flow({31, 1, 1 << 20, 64, 0});
+    if (fail) sim.set_nic_up(3, 31, false, 50 * kUs, announced);
+    const RunResult r = sim.run(50 * kMs);
+    EXPECT_TRUE(r.done) << r.why;
+    return sim.flow(0);
+}
+
+}  // namespace
+
+// One NIC port of eight down: the flow keeps about 7/8 of its goodput, with
+// the port announced (the engines stop using the plane at once) and silent
+// (losses found from later deliveries, no timeout needed).
+TEST(FabricSim, OneNicPortOfEightDownKeepsSevenEighths) {
+    const FlowResult base = run_port_down(false, false);
+    for (bool announced : {true, false}) {
+        SCOPED_TRACE(announced ? "announced" : "silent");
+        const FlowResult f = run_port_down(true, announced);
+        EXPECT_EQ(f.bad_msgs, 0u);
+        EXPECT_GE(f.goodput_bps(), 0.85 * base.goodput_bps())
+            << f.goodput_bps() / 1e9 << " vs " << base.goodput_bps() / 1e9 << " Gb/s";
+        EXPECT_EQ(f.tx.timeouts, 0u);
+    }
+}
+
+// The hosts' NIC ports are what a plane's EVs share: with the port down,
+// nothing is sent on that plane after the engines learn it.
+TEST(FabricSim, AnnouncedPortDownMovesTrafficOffThePlane) {
+    FabricSimConfig c = fabric_cfg(32, 8);
+    FabricSim sim(c);
+    sim.add_flow({31, 1, 1 << 20, 16, 0});
+    std::uint64_t before = 0;
+    sim.set_nic_up(3, 31, false, 20 * kUs, true);
+    sim.at(20 * kUs + 1,
+           [&](FabricSim& s) { before = s.net().port(s.net().nic_port(3, 31)).drops; });
+    const RunResult r = sim.run(50 * kMs);
+    EXPECT_TRUE(r.done) << r.why;
+    // Only what was already queued behind the port when it failed is lost.
+    EXPECT_EQ(sim.net().port(sim.net().nic_port(3, 31)).drops, before);
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// fabric_net.h - a multi-host, multi-plane fabric: N hosts x P planes, each
+// plane a two-tier Clos of output-queued switches.
+//
+// Topology of one plane (every plane is the same and independent):
+//
+//       T1[0] ... T1[S-1]            spines: S = t1_per_plane
+//        |  \  /  |                  every T0 has one link to every T1
+//       T0[0] ... T0[H/k-1]          leaves: k = hosts_per_t0 hosts each
+//       |..|      |..|
+//      host ... host                 each host has ONE NIC port per plane,
+//                                    shared by all of that plane's EVs
+//
+// Every directed link is an output port with a FIFO: serialisation at its
+// rate, then propagation delay. The backlog a packet finds is the port's
+// unfinished serialisation time times its rate, so a port costs two integers
+// and no per-packet queue. At enqueue a data packet may be
+//   - trimmed to its headers (backlog + size > trim_bytes, when set): the
+//     header is forwarded in a priority lane (serialised, never queued) and
+//     flagged last-hop when the port is a T0 -> host downlink, as a switch
+//     that trims and sets the trimmed code point does;
+//   - dropped (backlog + size > queue_bytes: tail drop; without trimming);
+//   - CE-marked, RED-like: probability 0 at ecn_kmin_bytes rising linearly
+//     to 1 at ecn_kmax_bytes.
+// Control packets (SACK, NACK, probes) are never trimmed or marked. Every
+// packet crossing a T0 -> T1 link is lost with probability `loss` (bit
+// errors, a flapping optic: what the paper's loss sweep injects).
+//
+// Routing of a packet from host a to host b with entropy value ev: plane =
+// mrc_ev_plane(ev). Under the same T0: NIC port, T0 -> b. Otherwise the
+// spine is chosen
+//   - Routing::Srv6: explicitly, by the EV's path index (ev & 0xffffff) %
+//     t1_per_plane (the engine's paths_per_plane layout): the source routes
+//     each EV onto a spine, as MRC's SRv6 segment lists do;
+//   - Routing::Ecmp: by a hash of (a, b, ev): what a switch hashing the
+//     5-tuple does; EVs collide on spines at random.
+//
+// Failures are port states: a NIC port (both directions), a T0-T1 link (both
+// directions) or a whole T1 switch (all its links). A packet reaching a down
+// port is dropped silently; telling the hosts is the caller's business.
+//
+// Events (hop arrivals) live in one binary heap of 24-byte records over a
+// pooled packet store (free list): no allocation per packet in steady state.
+#ifndef MRC_SIM_FABRIC_NET_H
+#define MRC_SIM_FABRIC_NET_H
+
+#include "netmodel.h"
+
+extern "C" {
+#include "mrc_engine.h"
+}
+
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <vector>
+
+namespace mrc::sim {
+
+enum class Routing : std::uint8_t { Srv6 = 0, Ecmp = 1 };
+
+struct FabricConfig {
+    unsigned hosts = 16;
+    unsigned planes = 8;
+    unsigned hosts_per_t0 = 4;
+    unsigned t1_per_plane = 4;
+    std::uint64_t host_rate_Bps = 100'000'000'000 / 8;    // NIC port and T0 -> host
+    std::uint64_t fabric_rate_Bps = 100'000'000'000 / 8;  // T0 <-> T1
+    Time link_delay_ns = 500;                             // per hop
+    std::uint64_t queue_bytes = 1 << 20;                  // per port
+    std::uint64_t ecn_kmin_bytes = 0;                     // RED marking; 0 = off
+    std::uint64_t ecn_kmax_bytes = 0;
+    std::uint64_t trim_bytes = 0;  // trim data above this backlog; 0 = tail drop
+    double loss = 0;               // random loss on every T0 -> T1 link (corruption)
+    Routing routing = Routing::Srv6;
+    std::uint32_t overhead_bytes = 48;  // outer IPv6 + UDP per packet
+    std::uint64_t seed = 1;
+};
+
+enum class PortKind : std::uint8_t { Nic = 0, T0Up = 1, T1Down = 2, T0Down = 3 };
+
+struct PortCounters {
+    std::uint64_t pkts = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t drops = 0;  // tail drops and drops on a down port
+    std::uint64_t lost = 0;   // random loss (FabricConfig::loss)
+    std::uint64_t trims = 0;
+    std::uint64_t marks = 0;
+    std::uint64_t max_backlog = 0;
+};
+
+// A packet as the fabric carries it: the engine's structure (the payload
+// bytes are never materialised) and its wire size.
+struct FabricPacket {
+    mrc_pkt pkt;
+    std::uint32_t ev = 0;
+    std::uint32_t wire_len = 0;
+    std::uint32_t trim_len = 0;  // its size once trimmed; 0: not trimmable
+    std::uint32_t to_conn = 0;   // the receiving connection (the caller's index)
+    std::uint16_t src = 0;
+    std::uint16_t dst = 0;
+    std::uint8_t plane = 0;
+    std::uint8_t hop = 0;
+    std::uint8_t nhops = 0;
+    bool trimmed = false;
+    bool ce = false;
+    bool lasthop = false;
+    std::uint32_t route[4] = {};
+};
+
+class FabricNet {
+  public:
+    explicit FabricNet(const FabricConfig& cfg);
+
+    const FabricConfig& config() const { return cfg_; }
+    unsigned t0_of(unsigned host) const { return host / cfg_.hosts_per_t0; }
+    unsigned t0_count() const { return t0s_; }
+
+    // Port ids.
+    std::uint32_t nic_port(unsigned plane, unsigned host) const;
+    std::uint32_t t0_down_port(unsigned plane, unsigned host) const;
+    std::uint32_t t0_up_port(unsigned plane, unsigned t0, unsigned t1) const;
+    std::uint32_t t1_down_port(unsigned plane, unsigned t1, unsigned t0) const;
+    PortKind kind(std::uint32_t port) const;
+
+    // Failures (take effect for packets reaching the port from `now` on).
+    void set_port_up(std::uint32_t port, bool up) { up_[port] = up; }
+    void set_nic_up(unsigned plane, unsigned host, bool up);
+    void set_link_up(unsigned plane, unsigned t0, unsigned t1, bool up);
+    void set_t1_up(unsigned plane, unsigned t1, bool up);
+    // A gray link: the T0 -> T1 direction of one link loses `p` of what
+    // crosses it (on top of FabricConfig::loss), e.g. one EV's path at 20 %.
+    void set_link_loss(unsigned plane, unsigned t0, unsigned t1, double p);
+
+    // Which spine a packet from a to b on `ev` crosses (-1: same T0).
+    int spine_of(unsigned a, unsigned b, std::uint32_t ev) const;
+
+    // Inject at a's NIC port at `now`. The packet's ev, src, dst, wire_len,
+    // trim_len and to_conn must be set.
+    void send(Time now, FabricPacket&& p);
+    // Next hop arrival or delivery time, kNever if nothing is in flight.
+    Time next_event() const { return heap_.empty() ? kNever : heap_.top().t; }
+    // Advance one hop event due at or before `now`; a packet that reached
+    // its destination host is returned.
+    std::optional<FabricPacket> pop_due(Time now);
+
+    const PortCounters& port(std::uint32_t id) const { return ctr_[id]; }
+    std::uint32_t port_count() const { return static_cast<std::uint32_t>(ctr_.size()); }
+    std::uint64_t in_flight() const { return pool_.size() - free_.size(); }
+    std::uint64_t events() const { return events_; }
+
+  private:
+    struct Ev {
+        Time t;
+        std::uint64_t seq;
+        std::uint32_t pkt;
+        bool operator>(const Ev& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+    };
+
+    void route(FabricPacket& p) const;
+    // The packet enters port route[hop] at `now`: queue, trim, mark or drop.
+    void enqueue(Time now, std::uint32_t id);
+    std::uint32_t alloc(FabricPacket&& p);
+
+    FabricConfig cfg_;
+    unsigned t0s_ = 0;
+    std::uint32_t per_plane_ = 0;
+    std::vector<std::uint64_t> busy_ps_;  // per port: end of serialisation, picoseconds
+    std::vector<std::uint64_t> rate_;     // per port: bytes/s
+    std::vector<bool> up_;
+    std::vector<double> loss_;  // per port, random loss probability
+    std::vector<PortCounters> ctr_;
+    std::vector<FabricPacket> pool_;
+    std::vector<std::uint32_t> free_;
+    std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> heap_;
+    std::uint64_t seq_ = 0;
+    std::uint64_t events_ = 0;
+    Rng rng_;
+};
+
+}  // namespace mrc::sim
+
+#endif  // MRC_SIM_FABRIC_NET_H

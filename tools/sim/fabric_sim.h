@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// fabric_sim.h - many MRC connections between the hosts of a FabricNet.
+//
+// Each flow is a pair of unmodified engines (kmod/core): a sender connection
+// on its source host and a receiver connection on its destination host. The
+// simulator is the host of all of them: it queues the application's
+// messages, hands every packet the engine emits to the fabric at the
+// source's NIC port of the EV's plane, feeds deliveries to mrc_conn_rx()
+// with CE / trimmed / last-hop flags, and runs each engine's timer at its
+// deadline (one heap of timers, stale entries skipped). Headers only: the
+// engines' structures travel, no payload bytes and no ICRC; a delivered
+// message is checked by the bytes placed for its MSN against its length.
+//
+// Traffic is a list of flows (source, destination, message size, message
+// count, start time); the patterns the paper uses (permutation, N -> 1
+// incast with a victim) are built from it by the callers. Failures are
+// scheduled actions on the fabric; an announced NIC port failure is also
+// told to every engine of that host and of its peers (the port-status
+// update MRC 1.0 sends), a silent one is found by the engines.
+#ifndef MRC_SIM_FABRIC_SIM_H
+#define MRC_SIM_FABRIC_SIM_H
+
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fabric_net.h"
+#include "harness.h"
+
+namespace mrc::sim {
+
+struct FabricSimConfig {
+    FabricConfig net;
+    // RoCE-like baseline: every connection uses one EV on one plane (chosen
+    // by a hash of the flow), routed by ECMP. Its loss recovery is still
+    // MRC's selective one, so the figures it gives are an upper bound for
+    // go-back-N RoCE.
+    bool single_path = false;
+    std::uint8_t rto_exp = 7;  // RTO floor 2^exp * 1.024 us
+    std::uint32_t mtu = 4096;  // payload bytes per packet
+    std::uint32_t mpr = 0;     // 0: the engine default
+    std::uint8_t cc_algo = MRC_CC_NSCC;
+    std::uint64_t seed = 1;
+};
+
+struct FlowSpec {
+    unsigned src = 0;
+    unsigned dst = 0;
+    std::uint32_t msg_bytes = 1 << 20;
+    std::uint32_t msgs = 16;
+    Time start = 0;
+};
+
+struct FlowResult {
+    FlowSpec spec;
+    std::uint64_t delivered_bytes = 0;
+    std::uint32_t delivered_msgs = 0;
+    std::uint32_t bad_msgs = 0;  // placed bytes did not add up to the length
+    Time first_send = kNever;
+    Time last_delivery = 0;
+    bool failed = false;
+    mrc_conn_stats tx{};  // the sender's engine counters
+    // Goodput over [start, last delivery], bits/s (0 before anything arrived).
+    double goodput_bps() const;
+};
+
+class FabricSim {
+  public:
+    explicit FabricSim(const FabricSimConfig& cfg);
+    FabricSim(const FabricSim&) = delete;
+    FabricSim& operator=(const FabricSim&) = delete;
+
+    FabricNet& net() { return net_; }
+    const FabricNet& net() const { return net_; }
+    Time now() const { return now_; }
+
+    // A flow; returns its index.
+    std::size_t add_flow(const FlowSpec& f);
+    // Run `fn` at virtual time `at`.
+    void at(Time at, std::function<void(FabricSim&)> fn);
+    // Host `host`'s NIC port on `plane` goes down or up at `at`; announced:
+    // every connection of that host and of its peers learns it at once.
+    void set_nic_up(unsigned plane, unsigned host, bool up, Time at, bool announced);
+
+    // Step until every flow is delivered, a connection fails, or `deadline`.
+    RunResult run(Time deadline);
+    bool all_done() const;
+
+    FlowResult flow(std::size_t i) const;
+    std::size_t flows() const { return flows_.size(); }
+    std::uint64_t delivered_bytes(std::size_t flow) const;
+    std::uint64_t data_pkts() const { return data_pkts_; }
+    // Connection index of a flow's sender engine (receiver: + 1).
+    mrc_conn* sender(std::size_t flow) { return conns_[2 * flow].c.get(); }
+
+  private:
+    struct Conn {
+        ConnPtr c;
+        unsigned host = 0;
+        unsigned peer_host = 0;
+        std::uint32_t peer = 0;  // the other engine of the flow
+        std::size_t flow = 0;
+        std::uint32_t to_send = 0;  // messages not yet accepted
+        std::uint32_t sent = 0;
+        Time armed = kNever;
+        std::unordered_map<std::uint16_t, std::uint64_t> placed;  // receiver: msn -> bytes
+    };
+    struct Flow {
+        FlowSpec spec;
+        std::uint64_t delivered_bytes = 0;
+        std::uint32_t delivered_msgs = 0;
+        std::uint32_t bad_msgs = 0;
+        Time first_send = kNever;
+        Time last_delivery = 0;
+    };
+    struct Timer {
+        Time t;
+        std::uint32_t conn;
+        bool operator>(const Timer& o) const { return t != o.t ? t > o.t : conn > o.conn; }
+    };
+
+    mrc_conn_cfg conn_cfg(std::size_t flow, std::uint32_t self, std::uint32_t peer,
+                          bool sender) const;
+    void service(std::uint32_t k);
+    bool pump_app(std::uint32_t k);
+    bool drain_tx(std::uint32_t k);
+    bool drain_events(std::uint32_t k);
+    void deliver(FabricPacket& p);
+    Time next_time() const;
+    bool step();
+
+    FabricSimConfig cfg_;
+    FabricNet net_;
+    std::vector<Conn> conns_;
+    std::vector<Flow> flows_;
+    std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+    std::multimap<std::pair<Time, std::uint64_t>, std::function<void(FabricSim&)>> actions_;
+    std::uint64_t action_seq_ = 0;
+    std::uint64_t data_pkts_ = 0;
+    std::size_t flows_done_ = 0;  // flows whose every message was delivered
+    std::uint64_t same_instant_ = 0;
+    Time now_ = 0;
+    bool stuck_ = false;
+};
+
+// Patterns. A permutation: host i sends to perm[i], no host to itself and,
+// when the fabric has more than one T0, never under its own T0 (every flow
+// crosses the spines). Deterministic for a seed.
+std::vector<unsigned> permutation(unsigned hosts, unsigned hosts_per_t0, std::uint64_t seed);
+// Jain's fairness index of a set of rates.
+double jain(const std::vector<double>& x);
+
+}  // namespace mrc::sim
+
+#endif  // MRC_SIM_FABRIC_SIM_H

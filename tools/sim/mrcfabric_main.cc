@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// mrcfabric: one fabric scenario from flags (fabric_sim.h), JSON on stdout.
+//
+//   mrcfabric --hosts 64 --planes 8 --pattern permutation --routing srv6
+//   mrcfabric --pattern incast --incast 7 --trim-kb 100 --ecn-kb 50:100
+//
+// Exit status: 0 when every flow's messages were delivered intact, 1 when
+// the run ended otherwise (deadline, connection error), 2 on bad flags.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "fabric_sim.h"
+
+using namespace mrc::sim;
+
+namespace {
+
+[[noreturn]] void usage() {
+    std::fprintf(stderr,
+                 "usage: mrcfabric [--hosts N] [--planes P] [--hosts-per-t0 K] [--t1 S]\n"
+                 "  [--rate-gbps R] [--fabric-gbps F] [--delay-ns D] [--queue-kb Q]\n"
+                 "  [--ecn-kb KMIN:KMAX] [--trim-kb T] [--loss P] [--routing srv6|ecmp]\n"
+                 "  [--single-path] [--link-loss PLANE:T0:T1:P]\n"
+                 "  [--pattern permutation|incast] [--incast N] [--msg-kb M] [--msgs C]\n"
+                 "  [--fail nic:PLANE:HOST@US[:silent]] [--fail link:PLANE:T0:T1@US]\n"
+                 "  [--fail t1:PLANE:T1@US] [--rto-exp E] [--seed S] [--deadline-ms MS]\n");
+    std::exit(2);
+}
+
+double num(const std::string& s) {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end) usage();
+    return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::size_t b = 0;
+    for (std::size_t e; (e = s.find(sep, b)) != std::string::npos; b = e + 1)
+        out.push_back(s.substr(b, e - b));
+    out.push_back(s.substr(b));
+    return out;
+}
+
+struct Failure {
+    std::string what;
+    std::vector<unsigned> args;
+    Time at = 0;
+    bool silent = false;
+};
+
+double pct(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    FabricSimConfig cfg;
+    std::string pattern = "permutation";
+    unsigned incast = 7;
+    std::uint32_t msg_kb = 1024, msgs = 8;
+    double deadline_ms = 1000;
+    std::vector<Failure> fails;
+    std::vector<std::array<double, 4>> link_loss;  // plane, t0, t1, p
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        auto val = [&]() -> std::string {
+            if (i + 1 >= argc) usage();
+            return argv[++i];
+        };
+        if (a == "--hosts")
+            cfg.net.hosts = static_cast<unsigned>(num(val()));
+        else if (a == "--planes")
+            cfg.net.planes = static_cast<unsigned>(num(val()));
+        else if (a == "--hosts-per-t0")
+            cfg.net.hosts_per_t0 = static_cast<unsigned>(num(val()));
+        else if (a == "--t1")
+            cfg.net.t1_per_plane = static_cast<unsigned>(num(val()));
+        else if (a == "--rate-gbps")
+            cfg.net.host_rate_Bps = static_cast<std::uint64_t>(num(val()) * 1e9 / 8);
+        else if (a == "--fabric-gbps")
+            cfg.net.fabric_rate_Bps = static_cast<std::uint64_t>(num(val()) * 1e9 / 8);
+        else if (a == "--delay-ns")
+            cfg.net.link_delay_ns = static_cast<Time>(num(val()));
+        else if (a == "--queue-kb")
+            cfg.net.queue_bytes = static_cast<std::uint64_t>(num(val()) * 1024);
+        else if (a == "--ecn-kb") {
+            const auto v = split(val(), ':');
+            if (v.size() != 2) usage();
+            cfg.net.ecn_kmin_bytes = static_cast<std::uint64_t>(num(v[0]) * 1024);
+            cfg.net.ecn_kmax_bytes = static_cast<std::uint64_t>(num(v[1]) * 1024);
+        } else if (a == "--link-loss") {
+            const auto v = split(val(), ':');
+            if (v.size() != 4) usage();
+            link_loss.push_back({num(v[0]), num(v[1]), num(v[2]), num(v[3])});
+        } else if (a == "--loss")
+            cfg.net.loss = num(val());
+        else if (a == "--trim-kb")
+            cfg.net.trim_bytes = static_cast<std::uint64_t>(num(val()) * 1024);
+        else if (a == "--routing") {
+            const std::string r = val();
+            if (r != "srv6" && r != "ecmp") usage();
+            cfg.net.routing = r == "srv6" ? Routing::Srv6 : Routing::Ecmp;
+        } else if (a == "--single-path") {
+            cfg.single_path = true;
+            cfg.net.routing = Routing::Ecmp;
+        } else if (a == "--pattern") {
+            pattern = val();
+            if (pattern != "permutation" && pattern != "incast") usage();
+        } else if (a == "--incast")
+            incast = static_cast<unsigned>(num(val()));
+        else if (a == "--msg-kb")
+            msg_kb = static_cast<std::uint32_t>(num(val()));
+        else if (a == "--msgs")
+            msgs = static_cast<std::uint32_t>(num(val()));
+        else if (a == "--rto-exp")
+            cfg.rto_exp = static_cast<std::uint8_t>(num(val()));
+        else if (a == "--seed")
+            cfg.seed = cfg.net.seed = static_cast<std::uint64_t>(num(val()));
+        else if (a == "--deadline-ms")
+            deadline_ms = num(val());
+        else if (a == "--fail") {
+            const auto at = split(val(), '@');
+            if (at.size() != 2) usage();
+            const auto w = split(at[0], ':');
+            const auto t = split(at[1], ':');
+            Failure f;
+            f.what = w[0];
+            for (std::size_t k = 1; k < w.size(); k++)
+                f.args.push_back(static_cast<unsigned>(num(w[k])));
+            f.at = static_cast<Time>(num(t[0]) * kUs);
+            f.silent = t.size() > 1 && t[1] == "silent";
+            const std::size_t want = f.what == "nic" ? 2 : f.what == "link" ? 3 : 2;
+            if ((f.what != "nic" && f.what != "link" && f.what != "t1") || f.args.size() != want)
+                usage();
+            fails.push_back(f);
+        } else {
+            usage();
+        }
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        FabricSim sim(cfg);
+        const unsigned H = cfg.net.hosts;
+        const std::uint32_t bytes = msg_kb * 1024;
+        if (pattern == "permutation") {
+            const auto p = permutation(H, cfg.net.hosts_per_t0, cfg.seed);
+            for (unsigned h = 0; h < H; h++) sim.add_flow({h, p[h], bytes, msgs, 0});
+        } else {
+            // N -> host 0 from other T0s; a victim flow into host 1 (host 0's
+            // T0, sharing its spine downlinks) from the last host.
+            if (incast + 2 > H) usage();
+            for (unsigned k = 0; k < incast; k++) sim.add_flow({H - 2 - k, 0, bytes, msgs, 0});
+            sim.add_flow({H - 1, 1, bytes, msgs, 0});
+        }
+        for (const auto& l : link_loss)
+            sim.net().set_link_loss(static_cast<unsigned>(l[0]), static_cast<unsigned>(l[1]),
+                                    static_cast<unsigned>(l[2]), l[3]);
+        for (const Failure& f : fails) {
+            if (f.what == "nic") {
+                sim.set_nic_up(f.args[0], f.args[1], false, f.at, !f.silent);
+            } else if (f.what == "link") {
+                sim.at(f.at, [f](FabricSim& s) {
+                    s.net().set_link_up(f.args[0], f.args[1], f.args[2], false);
+                });
+            } else {
+                sim.at(f.at, [f](FabricSim& s) { s.net().set_t1_up(f.args[0], f.args[1], false); });
+            }
+        }
+        const RunResult r = sim.run(static_cast<Time>(deadline_ms * kMs));
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::vector<double> gbps;
+        std::uint64_t timeouts = 0, rtx = 0, trims = 0, drops = 0, marks = 0, lost = 0;
+        for (std::size_t i = 0; i < sim.flows(); i++) {
+            const FlowResult fr = sim.flow(i);
+            gbps.push_back(fr.goodput_bps() / 1e9);
+            timeouts += fr.tx.timeouts;
+            rtx += fr.tx.tx_rtx_pkts;
+        }
+        for (std::uint32_t p = 0; p < sim.net().port_count(); p++) {
+            trims += sim.net().port(p).trims;
+            drops += sim.net().port(p).drops;
+            lost += sim.net().port(p).lost;
+            marks += sim.net().port(p).marks;
+        }
+        double sum = 0;
+        for (double g : gbps) sum += g;
+        std::printf(
+            "{\"done\":%s,\"why\":\"%s\",\"virtual_us\":%.1f,\"flows\":%zu,"
+            "\"goodput_gbps\":{\"min\":%.2f,\"p10\":%.2f,\"median\":%.2f,\"max\":%.2f,"
+            "\"mean\":%.2f,\"jain\":%.4f},",
+            r.done ? "true" : "false", r.why.c_str(), static_cast<double>(r.end) / 1e3, sim.flows(),
+            pct(gbps, 0), pct(gbps, 0.1), pct(gbps, 0.5), pct(gbps, 1),
+            gbps.empty() ? 0 : sum / static_cast<double>(gbps.size()), jain(gbps));
+        std::printf("\"flow_gbps\":[");
+        for (std::size_t i = 0; i < gbps.size(); i++) std::printf("%s%.2f", i ? "," : "", gbps[i]);
+        std::printf("],");
+        if (pattern == "incast") {
+            const std::vector<double> senders(gbps.begin(), gbps.end() - 1);
+            std::printf("\"victim_gbps\":%.2f,\"incast_jain\":%.4f,", gbps.back(),
+                        senders.empty() ? 0.0 : jain(senders));
+        }
+        std::printf(
+            "\"steps\":%llu,\"timeouts\":%llu,\"retransmits\":%llu,\"trims\":%llu,\"drops\":%llu,"
+            "\"lost\":%llu,\"ce_marks\":%llu,\"wall\":{\"seconds\":%.3f,\"data_pkts\":%llu,"
+            "\"data_pkts_per_s\":%.0f,\"hop_events\":%llu}}\n",
+            static_cast<unsigned long long>(r.steps), static_cast<unsigned long long>(timeouts),
+            static_cast<unsigned long long>(rtx), static_cast<unsigned long long>(trims),
+            static_cast<unsigned long long>(drops), static_cast<unsigned long long>(lost),
+            static_cast<unsigned long long>(marks), wall,
+            static_cast<unsigned long long>(sim.data_pkts()),
+            wall > 0 ? static_cast<double>(sim.data_pkts()) / wall : 0,
+            static_cast<unsigned long long>(sim.net().events()));
+        return r.done ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mrcfabric: %s\n", e.what());
+        return 2;
+    }
+}
