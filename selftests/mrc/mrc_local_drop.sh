@@ -20,8 +20,8 @@
 #
 # Evidence, each time: the qdisc refused at least 10 datagrams, TxLocalDrops
 # of the client's namespace (refused datagrams, and those of the same batch
-# not tried) at least the qdisc's drops, the connection's timeouts
-# (MRC_INFO) at most a tenth of its retransmissions (each refused packet is
+# not tried) at least the qdisc's drops, the connection's genuine (not
+# spurious) timeouts (MRC_INFO) at most a tenth of its retransmissions (each refused packet is
 # retransmitted once), no EV left bad, no TxErrors, digests equal both
 # ways.
 cd "$(dirname "$0")" || exit 1
@@ -70,19 +70,27 @@ run() {
 	drops=$(($(proc_counter TxLocalDrops ldA) - d0))
 	errs=$(($(proc_counter TxErrors ldA) - e0))
 	tmo=$(jq -r .timeouts <<<"$info")
+	spur=$(jq -r .spurious_timeouts <<<"$info")
 	rtx=$(jq -r .retransmits <<<"$info")
 	bad=$(jq -r .ev_bad <<<"$info")
 	qdrops=$(tc -n ldA -s -j qdisc show dev lda0 | jq '.[0].drops')
 	log "$name: qdisc drops $qdrops, TxLocalDrops $drops, TxErrors $errs;" \
-		"connection: $rtx retransmits, $tmo timeouts, $bad EVs bad; $(grep rate "$out/$name.cli")"
+		"connection: $rtx retransmits, $tmo timeouts ($spur spurious), $bad EVs bad;" \
+		"$(grep rate "$out/$name.cli")"
 	check "$name: the qdisc refused packets ($qdrops >= 10)" [ "${qdrops:-0}" -ge 10 ]
 	check "$name: each refusal reached the engine ($drops >= $qdrops)" \
 		[ "$drops" -ge "${qdrops:-0}" ]
 	check "$name: no refusal counted as a transmit error ($errs)" [ "$errs" = 0 ]
 	# Timeouts against the retransmissions (each refused packet is one;
-	# TxLocalDrops counts datagrams, a refused flowcell is one).
-	check "$name: refusals cost no timeouts ($tmo <= $rtx retransmits / 10)" \
-		[ "$((tmo * 10))" -le "$rtx" ]
+	# TxLocalDrops counts datagrams, a refused flowcell is one). A refused
+	# packet never reaches the peer, so a timeout it cost is a genuine one:
+	# spurious timeouts (the first transmission was acknowledged after all)
+	# are a slow VM's acknowledgments late beyond the RTO, not refusals (a
+	# CI run on a loaded host counted 155 timeouts against 440
+	# retransmissions here).
+	real=$((tmo - spur))
+	check "$name: refusals cost no timeouts ($real genuine <= $rtx retransmits / 10)" \
+		[ "$((real * 10))" -le "$rtx" ]
 	check "$name: no EV blamed ($bad bad)" [ "$bad" = 0 ]
 }
 

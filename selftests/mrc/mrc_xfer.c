@@ -291,13 +291,15 @@ static int print_info(int fd, unsigned long sent)
 		return -1;
 	printf("info {\"qpn\":%u,\"peer_qpn\":%u,\"state\":%u,\"tx_msgs\":%llu,"
 	       "\"tx_pkts\":%llu,\"tx_bytes\":%llu,\"retransmits\":%llu,"
-	       "\"timeouts\":%llu,\"ev_good\":%u,\"ev_bad\":%u}\n",
+	       "\"timeouts\":%llu,\"ev_good\":%u,\"ev_bad\":%u,"
+	       "\"spurious_timeouts\":%llu}\n",
 	       mi.mi_qpn, mi.mi_peer_qpn, mi.mi_state,
 	       (unsigned long long)mi.mi_tx_msgs,
 	       (unsigned long long)mi.mi_tx_pkts,
 	       (unsigned long long)mi.mi_tx_bytes,
 	       (unsigned long long)mi.mi_retransmits,
-	       (unsigned long long)mi.mi_timeouts, mi.mi_ev_good, mi.mi_ev_bad);
+	       (unsigned long long)mi.mi_timeouts, mi.mi_ev_good, mi.mi_ev_bad,
+	       (unsigned long long)mi.mi_spurious_timeouts);
 	fflush(stdout);
 	return 0;
 }
