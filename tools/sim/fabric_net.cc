@@ -34,6 +34,7 @@ FabricNet::FabricNet(const FabricConfig& cfg) : cfg_(cfg), rng_(cfg.seed ^ 0xfab
     up_.assign(n, true);
     loss_.assign(n, 0.0);
     ctr_.assign(n, {});
+    lanes_.resize(2 * n);
     rate_.resize(n);
     for (std::uint32_t id = 0; id < n; id++) {
         const PortKind k = kind(id);
@@ -93,18 +94,35 @@ int FabricNet::spine_of(unsigned a, unsigned b, std::uint32_t ev) const {
     return static_cast<int>(Rng::splitmix64(h) % cfg_.t1_per_plane);
 }
 
-void FabricNet::route(FabricPacket& p) const {
+void FabricNet::route(FabricPacket& p, Hot& h) const {
     const unsigned plane = p.plane;
     const int s = spine_of(p.src, p.dst, p.ev);
     std::uint8_t n = 0;
-    p.route[n++] = nic_port(plane, p.src);
+    h.route[n++] = nic_port(plane, p.src);
     if (s >= 0) {
-        p.route[n++] = t0_up_port(plane, t0_of(p.src), static_cast<unsigned>(s));
-        p.route[n++] = t1_down_port(plane, static_cast<unsigned>(s), t0_of(p.dst));
+        h.route[n++] = t0_up_port(plane, t0_of(p.src), static_cast<unsigned>(s));
+        h.route[n++] = t1_down_port(plane, static_cast<unsigned>(s), t0_of(p.dst));
     }
-    p.route[n++] = t0_down_port(plane, p.dst);
-    p.nhops = n;
-    p.hop = 0;
+    h.route[n++] = t0_down_port(plane, p.dst);
+    h.nhops = n;
+    h.hop = 0;
+}
+
+void FabricNet::Lane::push(LaneEv e) {
+    if (count == ring.size()) {
+        std::vector<LaneEv> bigger(ring.empty() ? 16 : 2 * ring.size());
+        for (std::uint32_t i = 0; i < count; i++) bigger[i] = ring[(head + i) & (ring.size() - 1)];
+        ring.swap(bigger);
+        head = 0;
+    }
+    ring[(head + count++) & (ring.size() - 1)] = e;
+}
+
+FabricNet::LaneEv FabricNet::Lane::pop() {
+    const LaneEv e = ring[head];
+    head = (head + 1) & static_cast<std::uint32_t>(ring.size() - 1);
+    count--;
+    return e;
 }
 
 std::uint32_t FabricNet::alloc(FabricPacket&& p) {
@@ -115,6 +133,7 @@ std::uint32_t FabricNet::alloc(FabricPacket&& p) {
         return id;
     }
     pool_.push_back(std::move(p));
+    hot_.emplace_back();
     return static_cast<std::uint32_t>(pool_.size() - 1);
 }
 
@@ -122,12 +141,32 @@ void FabricNet::send(Time now, FabricPacket&& p) {
     p.plane = static_cast<std::uint8_t>(mrc_ev_plane(p.ev));
     if (p.plane >= cfg_.planes || p.src >= cfg_.hosts || p.dst >= cfg_.hosts)
         throw std::invalid_argument("fabric: packet outside the topology");
-    route(p);
-    enqueue(now, alloc(std::move(p)));
+    const std::uint32_t id = alloc(std::move(p));
+    Hot& h = hot_[id];
+    route(pool_[id], h);
+    h.wire_len = pool_[id].wire_len;
+    h.trim_len = pool_[id].trim_len;
+    h.trimmed = pool_[id].trimmed;
+    h.ce = pool_[id].ce;
+    h.lasthop = pool_[id].lasthop;
+    enqueue(now, id);
+}
+
+// A lane's arrivals stay in time order: a FIFO's are by construction; the
+// priority class's could invert by a few ns between sizes, and are held to
+// the order they were scheduled in.
+void FabricNet::schedule(std::uint32_t lane, Time t, std::uint32_t id) {
+    Lane& l = lanes_[lane];
+    if (l.count) {
+        l.push({std::max(t, l.tail_t()), id});
+        return;
+    }
+    l.push({t, id});
+    heap_.push({t, lane});
 }
 
 void FabricNet::enqueue(Time now, std::uint32_t id) {
-    FabricPacket& p = pool_[id];
+    Hot& p = hot_[id];
     const std::uint32_t port = p.route[p.hop];
     PortCounters& c = ctr_[port];
     if (!up_[port]) {
@@ -157,7 +196,8 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
         free_.push_back(id);
         return;
     }
-    if (!data || p.trimmed) {
+    const bool prio = !data || p.trimmed;
+    if (prio) {
         // Control packets and trimmed headers: a priority class, serialised
         // but never queued behind data.
         depart = now_ps + ser_ps(p.wire_len, rate);
@@ -176,17 +216,27 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
     }
     c.pkts++;
     c.bytes += p.wire_len;
-    heap_.push({(depart + 999) / 1000 + cfg_.link_delay_ns, seq_++, id});
+    schedule(2 * port + prio, (depart + 999) / 1000 + cfg_.link_delay_ns, id);
 }
 
 std::optional<FabricPacket> FabricNet::pop_due(Time now) {
     while (!heap_.empty() && heap_.top().t <= now) {
-        const Ev e = heap_.top();
+        const Head top = heap_.top();
         heap_.pop();
+        Lane& l = lanes_[top.lane];
+        const LaneEv e = l.pop();
+        if (l.count) heap_.push({l.front().t, top.lane});
         events_++;
-        FabricPacket& p = pool_[e.pkt];
-        if (++p.hop == p.nhops) {
-            FabricPacket out = std::move(p);
+        Hot& h = hot_[e.pkt];
+        if (++h.hop == h.nhops) {
+            FabricPacket out = std::move(pool_[e.pkt]);
+            out.wire_len = h.wire_len;
+            out.trimmed = h.trimmed;
+            out.ce = h.ce;
+            out.lasthop = h.lasthop;
+            out.hop = h.hop;
+            out.nhops = h.nhops;
+            std::copy(std::begin(h.route), std::end(h.route), std::begin(out.route));
             free_.push_back(e.pkt);
             return out;
         }

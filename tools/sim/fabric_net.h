@@ -40,8 +40,12 @@
 // directions) or a whole T1 switch (all its links). A packet reaching a down
 // port is dropped silently; telling the hosts is the caller's business.
 //
-// Events (hop arrivals) live in one binary heap of 24-byte records over a
-// pooled packet store (free list): no allocation per packet in steady state.
+// Events: every port keeps the arrivals it scheduled at the next hop in two
+// time-ordered rings (its data FIFO and its priority class), and one binary
+// heap orders the rings by their heads, so the heap holds at most two
+// entries per port whatever the packets in flight. Packets live in a pool
+// with a free list, split hot (route, size, flags: what a hop touches) and
+// cold (the engine's structure): no allocation per packet in steady state.
 #ifndef MRC_SIM_FABRIC_NET_H
 #define MRC_SIM_FABRIC_NET_H
 
@@ -151,16 +155,45 @@ class FabricNet {
     std::uint64_t events() const { return events_; }
 
   private:
-    struct Ev {
+    // What a hop needs of a packet (32 bytes); the rest (the engine's
+    // structure) stays cold in pool_ until delivery.
+    struct Hot {
+        std::uint32_t route[4];
+        std::uint32_t wire_len;
+        std::uint32_t trim_len;
+        std::uint8_t hop;
+        std::uint8_t nhops;
+        bool trimmed;
+        bool ce;
+        bool lasthop;
+    };
+    // One arrival scheduled at the next hop.
+    struct LaneEv {
         Time t;
-        std::uint64_t seq;
         std::uint32_t pkt;
-        bool operator>(const Ev& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+    };
+    // The arrivals a port's class (data FIFO or priority) scheduled, in
+    // time order: a FIFO port's departures never overtake each other.
+    struct Lane {
+        std::vector<LaneEv> ring;  // power-of-two capacity
+        std::uint32_t head = 0;
+        std::uint32_t count = 0;
+        void push(LaneEv e);
+        LaneEv pop();
+        const LaneEv& front() const { return ring[head]; }
+        Time tail_t() const { return ring[(head + count - 1) & (ring.size() - 1)].t; }
+    };
+    // The heap holds each non-empty lane once, keyed by its head.
+    struct Head {
+        Time t;
+        std::uint32_t lane;
+        bool operator>(const Head& o) const { return t != o.t ? t > o.t : lane > o.lane; }
     };
 
-    void route(FabricPacket& p) const;
+    void route(FabricPacket& p, Hot& h) const;
     // The packet enters port route[hop] at `now`: queue, trim, mark or drop.
     void enqueue(Time now, std::uint32_t id);
+    void schedule(std::uint32_t lane, Time t, std::uint32_t id);
     std::uint32_t alloc(FabricPacket&& p);
 
     FabricConfig cfg_;
@@ -171,10 +204,11 @@ class FabricNet {
     std::vector<bool> up_;
     std::vector<double> loss_;  // per port, random loss probability
     std::vector<PortCounters> ctr_;
-    std::vector<FabricPacket> pool_;
+    std::vector<FabricPacket> pool_;  // cold: the engine's packet
+    std::vector<Hot> hot_;            // same index
     std::vector<std::uint32_t> free_;
-    std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>> heap_;
-    std::uint64_t seq_ = 0;
+    std::vector<Lane> lanes_;  // 2 per port: data, priority
+    std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heap_;
     std::uint64_t events_ = 0;
     Rng rng_;
 };

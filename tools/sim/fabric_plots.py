@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 """Reproduce the MRC paper's fabric experiments with mrcfabric and plot them.
 
-    fabric_plots.py MRCFABRIC OUTDIR
+    fabric_plots.py MRCFABRIC OUTDIR [SEEDS]
 
-Runs every scenario (deterministic: same seed, same figures), writes one SVG
+Runs every scenario once per seed (1..SEEDS, default 5; deterministic: the
+same seeds give the same figures), writes one SVG
 per experiment into OUTDIR and prints the figures as an RST table on stdout.
 Standard library only: the SVG is drawn by hand, so the plots regenerate on a
 machine with nothing but Debian's python3. `make sim-plots` calls it.
@@ -19,6 +20,7 @@ from pathlib import Path
 # trimming above 64 KiB, RED marking 32-64 KiB.
 BASE = ["--hosts", "32", "--planes", "8", "--trim-kb", "64", "--ecn-kb", "32:64"]
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"]
+SEEDS = 5  # every scenario runs once per seed; tables give mean [min-max]
 
 
 def run(tool, *args):
@@ -71,12 +73,17 @@ class Svg:
         for x, label in ticks:
             self.text(self.px(x), self.H - self.B + 16, label, anchor="middle")
 
-    def line(self, pts, label, i):
+    def line(self, pts, label, i, spread=None):
+        """pts: [(x, y)]; spread: [(lo, hi)] per point, drawn as a bar."""
         c = COLOURS[i % len(COLOURS)]
         path = " ".join(f"{self.px(x):.1f},{self.py(y):.1f}" for x, y in pts)
         self.add(f'<polyline points="{path}" fill="none" stroke="{c}" stroke-width="2"/>')
-        for x, y in pts:
+        for k, (x, y) in enumerate(pts):
             self.add(f'<circle cx="{self.px(x):.1f}" cy="{self.py(y):.1f}" r="3" fill="{c}"/>')
+            if spread:
+                lo, hi = spread[k]
+                self.add(f'<line x1="{self.px(x):.1f}" y1="{self.py(lo):.1f}" '
+                         f'x2="{self.px(x):.1f}" y2="{self.py(hi):.1f}" stroke="{c}"/>')
         self.legend.append((label, c))
 
     def bars(self, groups, labels):
@@ -110,102 +117,136 @@ class Svg:
             f'font-family="sans-serif">\n{body}\n</svg>\n')
 
 
+def runs(tool, *args):
+    """The scenario once per seed."""
+    return [run(tool, "--seed", str(seed), *args) for seed in range(1, SEEDS + 1)]
+
+
+def spread(vals, digits=0):
+    """mean [min-max] of per-seed values."""
+    m = sum(vals) / len(vals)
+    return f"{m:.{digits}f} [{min(vals):.{digits}f}-{max(vals):.{digits}f}]"
+
+
+def mean(vals):
+    return sum(vals) / len(vals)
+
+
+def slowest(rs):
+    return [r["goodput_gbps"]["min"] for r in rs]
+
+
 def main():
-    if len(sys.argv) != 3:
+    global SEEDS
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     tool, out = sys.argv[1], Path(sys.argv[2])
+    if len(sys.argv) == 4:
+        SEEDS = int(sys.argv[3])
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     one = ["--pattern", "incast", "--incast", "0", "--msgs", "64"]  # one flow, 64 MiB
+    solo = slowest(runs(tool, *one))
+
+    def kept(rs):
+        return [100 * g / b for g, b in zip(slowest(rs), solo)]
 
     # 1. Loss sweep: share of the loss-free goodput kept. (The single-path
     # baseline recovers selectively too, so it is not RoCE under loss: it
     # is left out of this plot rather than shown flattering RoCE.)
     losses = [0, 0.001, 0.002, 0.005, 0.01]
-    mrc = []
-    mrc_line = run(tool, *one)["goodput_gbps"]["min"]
-    base_line = run(tool, *one, "--single-path")["goodput_gbps"]["min"]
+    pts, bars = [], []
     for p in losses:
-        r = run(tool, *one, "--loss", str(p))
-        m = r["goodput_gbps"]["min"]
-        mrc.append(100 * m / mrc_line)
-        rows.append((f"loss {p * 100:g} %", f"{m:.0f} Gb/s ({mrc[-1]:.0f} % kept)",
-                     f"{r['lost']} lost, {r['timeouts']} timeouts"))
+        rs = runs(tool, *one, "--loss", str(p))
+        k = kept(rs)
+        pts.append((p * 100, mean(k)))
+        bars.append((min(k), max(k)))
+        rows.append((f"loss {p * 100:g} %", f"{spread(k)} % kept",
+                     f"{spread([r['lost'] for r in rs])} lost, "
+                     f"{sum(r['timeouts'] for r in rs)} timeouts"))
     s = Svg("Goodput under random loss (one flow, 8 x 100G)", "loss per T0-T1 link (%)",
             "% of loss-free goodput", 1.0, 100)
-    s.line([(p * 100, v) for p, v in zip(losses, mrc)], "MRC, 8 planes, SRv6", 0)
+    s.line(pts, "MRC, 8 planes, SRv6 (mean, min-max)", 0, bars)
     s.xticks([(p * 100, f"{p * 100:g}") for p in losses])
     s.save(out / "loss.svg")
 
-    # 2. One NIC port of eight down at 50 us, announced and silent.
-    ok = run(tool, *one)
-    ann = run(tool, *one, "--fail", "nic:3:31@50")
-    sil = run(tool, *one, "--fail", "nic:3:31@50:silent")
-    kept = [100 * r["goodput_gbps"]["min"] / ok["goodput_gbps"]["min"] for r in (ann, sil)]
-    rows.append(("NIC port 1 of 8 down", f"announced {kept[0]:.1f} % kept, "
-                 f"{ann['timeouts']} timeouts", f"silent {kept[1]:.1f} % kept, "
-                 f"{sil['timeouts']} timeouts"))
+    # 2. One NIC port of eight down at 50 us, announced and silent; a gray
+    # path (one T0-T1 link of host 31's T0 losing 20 %).
+    ann = runs(tool, *one, "--fail", "nic:3:31@50")
+    sil = runs(tool, *one, "--fail", "nic:3:31@50:silent")
+    gray = runs(tool, *one, "--link-loss", "0:7:1:0.2")
+    rows.append(("NIC port 1 of 8 down", f"announced {spread(kept(ann), 1)} % kept",
+                 f"silent {spread(kept(sil), 1)} % kept, "
+                 f"{sum(r['timeouts'] for r in ann + sil)} timeouts"))
+    rows.append(("one path losing 20 %", f"{spread(kept(gray), 1)} % kept",
+                 f"{spread([r['lost'] for r in gray])} packets lost, "
+                 f"{sum(r['timeouts'] for r in gray)} timeouts"))
 
-    # 2b. A gray path: one T0-T1 link of host 31's T0 loses 20 %.
-    gray = run(tool, *one, "--link-loss", "0:7:1:0.2")
-    rows.append(("one path losing 20 %", f"{100 * gray['goodput_gbps']['min'] / mrc_line:.1f} %"
-                 " kept", f"{gray['lost']} packets lost, {gray['timeouts']} timeouts"))
-
-    # 3. Fabric failures under a permutation: a T0-T1 link, a whole T1.
+    # 3. Fabric failures under a permutation: a dead T1 from the start, a
+    # T0-T1 link or a whole T1 failing at 20 us.
     perm = ["--pattern", "permutation", "--msgs", "16"]
-    p_ok = run(tool, *perm)
-    p_link = run(tool, *perm, "--fail", "link:0:0:0@20")
-    p_t1 = run(tool, *perm, "--fail", "t1:0:0@20")
-    p_dead = run(tool, *perm, "--fail", "t1:0:0@0")
+    p_ok = runs(tool, *perm)
+    p_dead = runs(tool, *perm, "--fail", "t1:0:0@0")
+    p_link = runs(tool, *perm, "--fail", "link:0:0:0@20")
+    p_t1 = runs(tool, *perm, "--fail", "t1:0:0@20")
     rows.append(("startup with a dead T1 (plane 0)",
-                 f"{p_dead['drops'] / p_dead['flows']:.1f} packets lost per QP",
-                 f"slowest flow {p_dead['goodput_gbps']['min']:.0f} Gb/s, "
-                 f"{p_dead['timeouts']} timeouts"))
-    for name, r in (("T0-T1 link down", p_link), ("T1 switch down", p_t1)):
-        rows.append((name, f"slowest flow {r['goodput_gbps']['min']:.0f} Gb/s "
-                     f"(none: {p_ok['goodput_gbps']['min']:.0f})",
-                     f"median {r['goodput_gbps']['median']:.0f}, {r['timeouts']} timeouts"))
+                 f"{spread([r['drops'] / r['flows'] for r in p_dead], 1)} packets lost per QP",
+                 f"{sum(r['timeouts'] for r in p_dead)} timeouts"))
+
+    def perm_kept(rs):
+        return [100 * g / b for g, b in zip(slowest(rs), slowest(p_ok))]
+
+    for name, rs in (("T0-T1 link down", p_link), ("T1 switch down", p_t1)):
+        rows.append((name, f"slowest flow {spread(perm_kept(rs))} % of no failure",
+                     f"{sum(r['timeouts'] for r in rs)} timeouts"))
     s = Svg("Failures: share of goodput kept", "", "% of the failure-free run", 4, 100)
-    s.bars([("NIC port (ann.)", [kept[0]]), ("NIC port (silent)", [kept[1]]),
-            ("T0-T1 link", [100 * p_link["goodput_gbps"]["min"] / p_ok["goodput_gbps"]["min"]]),
-            ("T1 switch", [100 * p_t1["goodput_gbps"]["min"] / p_ok["goodput_gbps"]["min"]])],
-           ["slowest affected flow"])
+    s.bars([("NIC port (ann.)", [mean(kept(ann))]), ("NIC port (silent)", [mean(kept(sil))]),
+            ("T0-T1 link", [mean(perm_kept(p_link))]), ("T1 switch", [mean(perm_kept(p_t1))])],
+           ["slowest affected flow (mean of seeds)"])
     s.save(out / "failures.svg")
 
-    # 4. Permutation: every flow's goodput, sorted.
+    # 4. Permutation: every flow's goodput, sorted (seed 1 plotted).
+    base_line = mean(slowest(runs(tool, *one, "--single-path")))
     series = [("MRC, SRv6 paths", []), ("MRC, ECMP-hashed EVs", ["--routing", "ecmp"]),
               ("one hashed path x 8 (RoCE-like)", ["--single-path"])]
     s = Svg("Permutation, 32 hosts: every flow's share", "flows, slowest first",
             "% of its line rate", 32, 125)
     for i, (name, extra) in enumerate(series):
-        r = run(tool, *perm, *extra)
-        vals = sorted(r["flow_gbps"])
-        ref = mrc_line if "--single-path" not in extra else base_line
-        pts = [(k + 1, 100 * v / ref) for k, v in enumerate(vals)]
-        s.line(pts, name, i)
-        rows.append((f"permutation, {name}", f"slowest {pts[0][1]:.0f} %",
-                     f"median {pts[len(pts) // 2][1]:.0f} % of line (Jain "
-                     f"{r['goodput_gbps']['jain']:.3f})"))
+        rs = p_ok if not extra else runs(tool, *perm, *extra)
+        ref = mean(solo) if "--single-path" not in extra else base_line
+        vals = sorted(rs[0]["flow_gbps"])
+        s.line([(k + 1, 100 * v / ref) for k, v in enumerate(vals)], name, i)
+        rows.append((f"permutation, {name}",
+                     f"slowest {spread([100 * g / ref for g in slowest(rs)])} %",
+                     f"median {spread([100 * r['goodput_gbps']['median'] / ref for r in rs])}"
+                     f" % of line"))
     s.save(out / "permutation.svg")
 
-    # 5. 7 -> 1 incast and a victim; N -> 1 fairness.
-    solo = run(tool, "--pattern", "incast", "--incast", "0", "--msgs", "32")["victim_gbps"]
+    # 5. N -> 1 incast next to a victim; the senders' fairness.
+    alone = [r["victim_gbps"] for r in runs(tool, "--pattern", "incast", "--incast", "0",
+                                             "--msgs", "32")]
     ns = [1, 2, 4, 7, 15]
-    victim, fair = [], []
+    vpts, vbars, fpts, fbars = [], [], [], []
     for n in ns:
-        r = run(tool, "--pattern", "incast", "--incast", str(n), "--msgs", "32")
-        victim.append(100 * r["victim_gbps"] / solo)
-        fair.append(r["incast_jain"] if n > 1 else 1.0)
-        rows.append((f"{n} -> 1 incast", f"victim {r['victim_gbps']:.0f} Gb/s "
-                     f"({victim[-1]:.0f} % of alone)", f"senders' Jain {fair[-1]:.3f}"))
+        rs = runs(tool, "--pattern", "incast", "--incast", str(n), "--msgs", "32")
+        victim = [100 * r["victim_gbps"] / a for r, a in zip(rs, alone)]
+        fair = [r["incast_jain"] if n > 1 else 1.0 for r in rs]
+        vpts.append((n, mean(victim)))
+        vbars.append((min(victim), max(victim)))
+        fpts.append((n, 100 * mean(fair)))
+        fbars.append((100 * min(fair), 100 * max(fair)))
+        rows.append((f"{n} -> 1 incast", f"victim {spread(victim)} % of alone",
+                     f"senders' Jain {spread(fair, 3)}"))
     s = Svg("N -> 1 incast next to a victim flow", "incast senders N", "%", 16, 125)
-    s.line([(n, v) for n, v in zip(ns, victim)], "victim goodput, % of alone", 0)
-    s.line([(n, 100 * f) for n, f in zip(ns, fair)], "senders' Jain index x 100", 1)
+    s.line(vpts, "victim goodput, % of alone", 0, vbars)
+    s.line(fpts, "senders' Jain index x 100", 1, fbars)
     s.xticks([(n, str(n)) for n in ns])
     s.save(out / "incast.svg")
 
     width = max(len(c) for r in rows for c in r)
     sep = " ".join(["=" * width] * 3)
+    print(f"{SEEDS} seeds each: mean [min-max]")
+    print()
     print(sep)
     print(" ".join(c.ljust(width) for c in ("experiment", "result", "detail")).rstrip())
     print(sep)
