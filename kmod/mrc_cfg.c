@@ -952,6 +952,7 @@ int mrc_cfg_init_module(void)
 	/* The uapi algorithm ids are the engine's registry keys. */
 	BUILD_BUG_ON((int)MRC_CC_ALGO_NSCC != (int)MRC_CC_NSCC);
 	BUILD_BUG_ON((int)MRC_CC_ALGO_FIXED != (int)MRC_CC_FIXED);
+	BUILD_BUG_ON((int)MRC_CC_ALGO_UEC != (int)MRC_CC_UEC);
 	BUILD_BUG_ON((int)__MRC_CC_ALGO_CNT != (int)MRC_CC_NR);
 	BUILD_BUG_ON(MRC_PLANES_NR != MRC_MAX_PLANES);
 	BUILD_BUG_ON(MRC_PLANES_NR > 32);	/* oper_mask, plane_mask */

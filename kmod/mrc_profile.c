@@ -100,8 +100,8 @@ void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
 	ms->tx_burst = mrc_burst_max(ms->mtu, p->ev_burst);
 
 	p = &pr->cc;
-	cfg->cc_algo = p->cc_algo == MRC_CC_ALGO_FIXED ? MRC_CC_FIXED :
-							  MRC_CC_NSCC;
+	/* The uapi ids are the engine's (BUILD_BUG_ON in mrc_cfg.c). */
+	cfg->cc_algo = p->cc_algo <= MRC_CC_ALGO_MAX ? p->cc_algo : MRC_CC_NSCC;
 	cfg->cc.target_qdelay_pm = p->cc_target_delay_pm;
 	cfg->cc.gamma_pm = p->cc_gamma_pm;
 	cfg->cc.max_md_pm = p->cc_max_md_pm;

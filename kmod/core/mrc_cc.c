@@ -15,6 +15,7 @@
 static const struct mrc_cc_ops *const mrc_cc_registry[MRC_CC_NR] = {
 	[MRC_CC_NSCC] = &mrc_cc_nscc_ops,
 	[MRC_CC_FIXED] = &mrc_cc_fixed_ops,
+	[MRC_CC_UEC] = &mrc_cc_uec_ops,
 };
 
 /**

@@ -26,10 +26,13 @@
  * @restore: the receiver saw a spurious retransmission (restore_cwnd)
  * @inflight: payload bytes in flight after the ack
  * @srtt_ns: the requester's smoothed RTT (0: none yet)
+ * @rcvd_bytes: payload bytes the receiver got since its previous SACK, from
+ *	its rcvd_bytes counter (robust to lost SACKs; 0 if not known)
  */
 struct mrc_cc_ack {
 	u64 now;
 	u32 acked_bytes;
+	u32 rcvd_bytes;
 	u64 rtt_ns;
 	u8 ecn;
 	u8 rwnd_penalty;
@@ -48,6 +51,9 @@ struct mrc_cc_ack {
  * @timeout: window cuts for timeouts
  * @loss: window cuts for losses inferred before their timeout
  * @restore: windows restored after a spurious timeout
+ * @qa: QuickAdapt window resets (uec)
+ * @fast: fast increases (uec)
+ * @adjust: batched window adjustments (uec)
  */
 struct mrc_cc_counters {
 	u64 pi;
@@ -58,6 +64,58 @@ struct mrc_cc_counters {
 	u64 timeout;
 	u64 loss;
 	u64 restore;
+	u64 qa;
+	u64 fast;
+	u64 adjust;
+};
+
+/**
+ * struct mrc_cc_uec - UEC NSCC state and parameters derived from the base
+ * RTT and link rate (mrc_cc_uec.c has the algorithm).
+ * @target_ns: target queueing delay (target_qdelay_pm of the base RTT)
+ * @fast_ns: queueing delay below which the fabric counts as empty
+ * @pi_bytes: proportional increase per window of acks at zero delay
+ *	(4 mss x scaling_a x scaling_b)
+ * @fi_bytes: fair increase per window of acks (5 mss x scaling_a)
+ * @eta_bytes: additive increase per adjustment period (0.15 mss x a)
+ * @fast_pm: fast increase, per mille of the acked bytes (250 x a)
+ * @inc_acc: increases accumulated until the next adjustment, bytes x bytes
+ *	(the adjustment divides by the window)
+ * @avg_delay_ns: EWMA (1/80) of queueing delay samples
+ * @achieved: bytes acknowledged in the current QuickAdapt period
+ * @received: bytes acknowledged since the last adjustment
+ * @to_ignore: after a QuickAdapt, congestion signals are ignored for the
+ *	bytes then in flight
+ * @ignored: bytes acknowledged since that QuickAdapt
+ * @fi_count: bytes acknowledged in a row at a near-zero delay
+ * @qa_end_ns: end of the current QuickAdapt period
+ * @last_adjust_ns: time of the last eta increase
+ * @base_seen_ns: base RTT the parameters were derived from
+ * @inflight: bytes in flight at the last ack (a trim's QuickAdapt ignores
+ *	the signals of what was then in flight)
+ * @trigger_qa: a trim or loss since the last QuickAdapt check
+ * @fast: in fast increase
+ */
+struct mrc_cc_uec {
+	u64 target_ns;
+	u64 fast_ns;
+	u64 pi_bytes;
+	u64 fi_bytes;
+	u64 eta_bytes;
+	u64 fast_pm;
+	u64 inc_acc;
+	u64 avg_delay_ns;
+	u64 achieved;
+	u64 received;
+	u64 to_ignore;
+	u64 ignored;
+	u64 fi_count;
+	u64 qa_end_ns;
+	u64 last_adjust_ns;
+	u64 base_seen_ns;
+	u32 inflight;
+	u8 trigger_qa;
+	u8 fast;
 };
 
 struct mrc_cc;
@@ -102,6 +160,7 @@ struct mrc_cc_ops {
  * @srtt_ns: the requester's smoothed RTT, from the last SACK
  * @fi_acc: fair-increase remainder (bytes * bytes)
  * @pi_acc: proportional-increase remainder
+ * @u: state of MRC_CC_UEC only (mrc_cc_uec.c)
  * @cnt: counters
  */
 struct mrc_cc {
@@ -119,11 +178,13 @@ struct mrc_cc {
 	u64 srtt_ns;
 	u64 fi_acc;
 	u64 pi_acc;
+	struct mrc_cc_uec u;
 	struct mrc_cc_counters cnt;
 };
 
 extern const struct mrc_cc_ops mrc_cc_nscc_ops;
 extern const struct mrc_cc_ops mrc_cc_fixed_ops;
+extern const struct mrc_cc_ops mrc_cc_uec_ops;
 
 const struct mrc_cc_ops *mrc_cc_find(u8 id);
 void mrc_cc_profile_defaults(struct mrc_cc_profile *p);

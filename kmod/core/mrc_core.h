@@ -184,6 +184,9 @@ struct mrc_tx_msg {
  *	probe is due a probe timeout after it
  * @tlp_out: a tail-loss probe is out, unanswered; no other until an
  *	acknowledgment
+ * @peer_rcvd: the receiver's rcvd_bytes counter in the newest SACK (24
+ *	bits, MRC_CC_BYTES_UNIT units)
+ * @peer_rcvd_seen: @peer_rcvd holds a value
  */
 struct mrc_req {
 	struct mrc_tx_pkt *pkts;
@@ -228,6 +231,8 @@ struct mrc_req {
 	u8 reo_decay_left;
 	u64 tlp_base_ns;
 	u8 tlp_out;
+	u32 peer_rcvd;
+	u8 peer_rcvd_seen;
 };
 
 /**

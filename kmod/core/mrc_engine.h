@@ -132,11 +132,13 @@ enum mrc_err {
  * the 4-bit cc_type of SACK/NACK).
  * @MRC_CC_NSCC: NSCC-style window control (default)
  * @MRC_CC_FIXED: fixed window (tests, lab)
+ * @MRC_CC_UEC: NSCC as Ultra Ethernet 1.0 specifies it (mrc_cc_uec.c)
  * @MRC_CC_NR: number of ids
  */
 enum mrc_cc_algo {
 	MRC_CC_NSCC = 0,
 	MRC_CC_FIXED = 1,
+	MRC_CC_UEC = 2,
 	MRC_CC_NR,
 };
 

@@ -842,6 +842,27 @@ static void req_rnr_check(struct mrc_conn *c)
 	req_rnr_next(c);
 }
 
+/*
+ * Bytes the receiver got since the newest SACK before this one, from its
+ * 24-bit rcvd_bytes counter (units of MRC_CC_BYTES_UNIT, wraps): a SACK
+ * that was lost does not lose the bytes it reported. An older SACK
+ * overtaken by a newer one (the counter went back) reports nothing.
+ */
+static u32 req_peer_rcvd(struct mrc_req *r, u32 units)
+{
+	u32 d = (units - r->peer_rcvd) & 0xffffff;
+
+	if (!r->peer_rcvd_seen) {
+		r->peer_rcvd_seen = 1;
+		r->peer_rcvd = units;
+		return 0;
+	}
+	if (d >= 0x800000)
+		return 0;
+	r->peer_rcvd = units;
+	return d * MRC_CC_BYTES_UNIT;
+}
+
 /**
  * mrc_req_on_sack() - process a SACK.
  * @c: connection
@@ -936,6 +957,8 @@ int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s)
 	a.restore = s->cc.restore_cwnd || r->spurious_pass;
 	a.srtt_ns = r->srtt_ns;
 	a.inflight = r->inflight_bytes;
+	if (!s->pr)
+		a.rcvd_bytes = req_peer_rcvd(r, s->cc.bytes_rcvd);
 	mrc_cc_on_ack(&c->cc, &a);
 	return MRC_OK;
 }

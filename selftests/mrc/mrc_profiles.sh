@@ -8,7 +8,8 @@
 #                spines' SID counters show traffic on planes 0 and 2 only
 #   profiles     "mrcctl profile add id 3 ev-count 160 ev-active 8 cc-algo
 #                fixed"; MRC_PROFILE 3:3: fixed CC, 160 EVs, 1..8 active
-#                per plane (MRC_INFO); MRC_PROFILE 0:3: NSCC, 160 EVs
+#                per plane (MRC_INFO); MRC_PROFILE 0:3: NSCC, 160 EVs;
+#                "cc-algo uec" (UEC's NSCC) in profile 4: both ends run it
 #   errors       MRC_PROFILE naming a missing profile: ENOENT; a plane mask
 #                without any plane of the route: connect() ENETUNREACH
 # Every transfer is checked by its SHA-256 digests both ways.
@@ -101,6 +102,19 @@ check "profiles: 1 to 8 active EVs per plane (max $act)" [ "${act:-99}" -le 8 -a
 xfer evonly --profile 0:3
 expect_eq "profiles: cc from profile 0" 0 "$(info evonly cli cc_algo)"
 expect_eq "profiles: EVs from profile 3" 160 "$(info evonly cli ev_total)"
+
+# UEC's NSCC (cc-algo uec) from a CC profile: the kernel runs it, the
+# transfer is intact both ways
+for h in hA hB; do
+	mrcctl $h profile add id 4 cc-algo uec >/dev/null
+	expect_eq "profiles: profile 4 (uec) added on $h" 0 "$?"
+done
+xfer uec --profile 4:0
+expect_eq "profiles: congestion control uec" 2 "$(info uec cli cc_algo)"
+expect_eq "profiles: the server runs uec too" 2 "$(info uec srv cc_algo)"
+for h in hA hB; do
+	mrcctl $h profile del id 4 >/dev/null
+done
 
 # ---- errors ----
 fabric_exec hA ./mrc_xfer -c "$HB" -p 7399 -n 1 --profile 9:0 >/dev/null 2>"$out/noprof.err"

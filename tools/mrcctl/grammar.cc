@@ -26,7 +26,7 @@ constexpr std::string_view kUsage =
     "  mrcctl route get ADDR\n"
     "  mrcctl route flush\n"
     "  mrcctl profile { add | set } id ID [ev-count N] [ev-active N] [ev-min-active N] [burst N]\n"
-    "                 [cc-algo { nscc | fixed }] [target-delay PM] [gamma PM]\n"
+    "                 [cc-algo { nscc | fixed | uec }] [target-delay PM] [gamma PM]\n"
     "                 [max-md PM] [max-wnd PM] [init-wnd PM]\n"
     "  mrcctl profile del id ID\n"
     "  mrcctl profile show [id ID]\n"
@@ -45,7 +45,7 @@ constexpr std::string_view kUsage =
     "Exit: 0 ok, 1 rejected by the kernel, 2 usage error, 3 mrc.ko not loaded\n";
 
 constexpr std::array<std::string_view, 3> kEncapNames = {"none", "srh", "usid"};
-constexpr std::array<std::string_view, 2> kCcAlgoNames = {"nscc", "fixed"};
+constexpr std::array<std::string_view, 3> kCcAlgoNames = {"nscc", "fixed", "uec"};
 
 static_assert(kEncapNames.size() == __MRC_ENCAP_CNT);
 static_assert(kCcAlgoNames.size() == __MRC_CC_ALGO_CNT);

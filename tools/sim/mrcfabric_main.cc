@@ -29,7 +29,8 @@ namespace {
                  "  [--single-path] [--link-loss PLANE:T0:T1:P]\n"
                  "  [--pattern permutation|incast] [--incast N] [--msg-kb M] [--msgs C]\n"
                  "  [--fail nic:PLANE:HOST@US[:silent]] [--fail link:PLANE:T0:T1@US]\n"
-                 "  [--fail t1:PLANE:T1@US] [--rto-exp E] [--seed S] [--deadline-ms MS]\n");
+                 "  [--fail t1:PLANE:T1@US] [--cc nscc|uec] [--rto-exp E] [--seed S]\n"
+                 "  [--deadline-ms MS]\n");
     std::exit(2);
 }
 
@@ -123,7 +124,11 @@ int main(int argc, char** argv) {
             msg_kb = static_cast<std::uint32_t>(num(val()));
         else if (a == "--msgs")
             msgs = static_cast<std::uint32_t>(num(val()));
-        else if (a == "--rto-exp")
+        else if (a == "--cc") {
+            const std::string c = val();
+            if (c != "nscc" && c != "uec") usage();
+            cfg.cc_algo = c == "nscc" ? MRC_CC_NSCC : MRC_CC_UEC;
+        } else if (a == "--rto-exp")
             cfg.rto_exp = static_cast<std::uint8_t>(num(val()));
         else if (a == "--seed")
             cfg.seed = cfg.net.seed = static_cast<std::uint64_t>(num(val()));

@@ -33,7 +33,7 @@ const char kUsage[] =
     "  workload:  --messages N (100) --size-min B (1) --size-max B (65536)\n"
     "             (log-uniform sizes) --seed S (1) --deadline-ms MS (10000)\n"
     "  engine:    --mtu B --ev-per-plane E --ev-active A --rto-exp X --init-psn N\n"
-    "             --mpr N --cc nscc|fixed --window-kb W\n"
+    "             --mpr N --cc nscc|fixed|uec --window-kb W\n"
     "             --reo-pm N (reordering window, per mille of min RTT; 0: losses\n"
     "             found by timeouts only) --tlp 0|1 (tail-loss probe)\n"
     "  speed:     --headers-only (no payload bytes, no ICRC: delivery checked by\n"
@@ -224,6 +224,8 @@ int main(int argc, char** argv) {
             c.cc_algo = MRC_CC_FIXED;
         else if (o.cc == "nscc")
             c.cc_algo = MRC_CC_NSCC;
+        else if (o.cc == "uec")
+            c.cc_algo = MRC_CC_UEC;
         else if (!o.cc.empty())
             die("unknown --cc " + o.cc);
         if (o.window_kb > 0) {

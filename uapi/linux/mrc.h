@@ -109,10 +109,12 @@ enum mrc_encap {
  * enum mrc_cc_algo_id - congestion-control algorithms of a CC profile
  * @MRC_CC_ALGO_NSCC:  NSCC-style window control (default)
  * @MRC_CC_ALGO_FIXED: fixed window (lab, tests)
+ * @MRC_CC_ALGO_UEC:   NSCC as Ultra Ethernet 1.0 specifies it
  */
 enum mrc_cc_algo_id {
 	MRC_CC_ALGO_NSCC,
 	MRC_CC_ALGO_FIXED,
+	MRC_CC_ALGO_UEC,
 
 	/* private: */
 	__MRC_CC_ALGO_CNT,
