@@ -184,9 +184,14 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
     const std::uint64_t now_ps = now * 1000;
     const std::uint64_t busy = std::max(busy_ps_[port], now_ps);
     const std::uint64_t backlog = rate ? (busy - now_ps) * rate / kPsPerSec : 0;
+    // A host's own NIC port queues what its engines send (the window bounds
+    // it): a NIC does not trim, mark or drop its own traffic.
+    const bool nic = kind(port) == PortKind::Nic;
     const bool data = p.trim_len && !p.trimmed;
     std::uint64_t depart;
-    if (data && cfg_.trim_bytes && backlog + p.wire_len > cfg_.trim_bytes) {
+    if (nic) {
+        // queued below, whatever the backlog
+    } else if (data && cfg_.trim_bytes && backlog + p.wire_len > cfg_.trim_bytes) {
         p.trimmed = true;
         p.wire_len = p.trim_len;
         p.lasthop = kind(port) == PortKind::T0Down;
@@ -202,7 +207,7 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
         // but never queued behind data.
         depart = now_ps + ser_ps(p.wire_len, rate);
     } else {
-        if (cfg_.ecn_kmax_bytes && backlog > cfg_.ecn_kmin_bytes) {
+        if (!nic && cfg_.ecn_kmax_bytes && backlog > cfg_.ecn_kmin_bytes) {
             const double prob = static_cast<double>(backlog - cfg_.ecn_kmin_bytes) /
                                 static_cast<double>(cfg_.ecn_kmax_bytes - cfg_.ecn_kmin_bytes);
             if (prob >= 1.0 || rng_.chance(prob)) {

@@ -222,26 +222,43 @@ def main():
                      f" % of line"))
     s.save(out / "permutation.svg")
 
-    # 5. N -> 1 incast next to a victim; the senders' fairness.
-    alone = [r["victim_gbps"] for r in runs(tool, "--pattern", "incast", "--incast", "0",
-                                             "--msgs", "32")]
+    # 5. N -> 1 incast next to a victim; the senders' fairness, with the
+    # default controller (nscc) and UEC's NSCC (uec).
+    inc = ["--pattern", "incast", "--msgs", "32"]
+    alone = runs(tool, *inc, "--incast", "0")
     ns = [1, 2, 4, 7, 15]
-    vpts, vbars, fpts, fbars = [], [], [], []
+    lines = {k: ([], []) for k in ("victim", "steady", "nscc", "uec")}
     for n in ns:
-        rs = runs(tool, "--pattern", "incast", "--incast", str(n), "--msgs", "32")
-        victim = [100 * r["victim_gbps"] / a for r, a in zip(rs, alone)]
+        rs = runs(tool, *inc, "--incast", str(n))
+        ru = runs(tool, *inc, "--incast", str(n), "--cc", "uec")
+        victim = [100 * r["victim_gbps"] / a["victim_gbps"] for r, a in zip(rs, alone)]
+        steady = [100 * r["victim_steady_gbps"] / a["victim_steady_gbps"]
+                  for r, a in zip(rs, alone)]
         fair = [r["incast_jain"] if n > 1 else 1.0 for r in rs]
-        vpts.append((n, mean(victim)))
-        vbars.append((min(victim), max(victim)))
-        fpts.append((n, 100 * mean(fair)))
-        fbars.append((100 * min(fair), 100 * max(fair)))
-        rows.append((f"{n} -> 1 incast", f"victim {spread(victim)} % of alone",
-                     f"senders' Jain {spread(fair, 3)}"))
+        fair_u = [r["incast_jain"] if n > 1 else 1.0 for r in ru]
+        for key, vals in (("victim", victim), ("steady", steady), ("nscc", fair),
+                          ("uec", fair_u)):
+            scale = 1 if key in ("victim", "steady") else 100
+            lines[key][0].append((n, scale * mean(vals)))
+            lines[key][1].append((scale * min(vals), scale * max(vals)))
+        rows.append((f"{n} -> 1 incast", f"victim {spread(victim)} % of alone "
+                     f"(from 100 us: {spread(steady)} %)",
+                     f"senders' Jain {spread(fair, 3)} (uec {spread(fair_u, 3)})"))
     s = Svg("N -> 1 incast next to a victim flow", "incast senders N", "%", 16, 125)
-    s.line(vpts, "victim goodput, % of alone", 0, vbars)
-    s.line(fpts, "senders' Jain index x 100", 1, fbars)
+    s.line(lines["steady"][0], "victim from 100 us, % of alone", 0, lines["steady"][1])
+    s.line(lines["victim"][0], "victim whole run, % of alone", 3, lines["victim"][1])
+    s.line(lines["nscc"][0], "senders' Jain x 100 (nscc)", 1, lines["nscc"][1])
+    s.line(lines["uec"][0], "senders' Jain x 100 (uec)", 2, lines["uec"][1])
     s.xticks([(n, str(n)) for n in ns])
     s.save(out / "incast.svg")
+
+    # 6. The two controllers where they differ: ECMP-hashed EVs.
+    for cc in ("nscc", "uec"):
+        rs = runs(tool, *perm, "--routing", "ecmp", "--cc", cc)
+        rows.append((f"permutation, ECMP EVs, {cc}",
+                     f"slowest {spread([100 * g / mean(solo) for g in slowest(rs)])} %",
+                     f"median {spread([100 * r['goodput_gbps']['median'] / mean(solo) for r in rs])}"
+                     " % of line"))
 
     width = max(len(c) for r in rows for c in r)
     sep = " ".join(["=" * width] * 3)

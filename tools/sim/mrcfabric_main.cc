@@ -154,6 +154,10 @@ int main(int argc, char** argv) {
         }
     }
     const auto t0 = std::chrono::steady_clock::now();
+    // The victim's goodput from kSteady on, once the incast has converged.
+    constexpr Time kSteady = 100 * kUs;
+    std::size_t victim = 0;
+    std::uint64_t victim_at_steady = 0;
     try {
         FabricSim sim(cfg);
         const unsigned H = cfg.net.hosts;
@@ -166,7 +170,8 @@ int main(int argc, char** argv) {
             // T0, sharing its spine downlinks) from the last host.
             if (incast + 2 > H) usage();
             for (unsigned k = 0; k < incast; k++) sim.add_flow({H - 2 - k, 0, bytes, msgs, 0});
-            sim.add_flow({H - 1, 1, bytes, msgs, 0});
+            victim = sim.add_flow({H - 1, 1, bytes, msgs, 0});
+            sim.at(kSteady, [&](FabricSim& s) { victim_at_steady = s.delivered_bytes(victim); });
         }
         for (const auto& l : link_loss)
             sim.net().set_link_loss(static_cast<unsigned>(l[0]), static_cast<unsigned>(l[1]),
@@ -213,8 +218,15 @@ int main(int argc, char** argv) {
         std::printf("],");
         if (pattern == "incast") {
             const std::vector<double> senders(gbps.begin(), gbps.end() - 1);
-            std::printf("\"victim_gbps\":%.2f,\"incast_jain\":%.4f,", gbps.back(),
-                        senders.empty() ? 0.0 : jain(senders));
+            const FlowResult v = sim.flow(victim);
+            const double steady = v.last_delivery > kSteady
+                                      ? static_cast<double>(v.delivered_bytes - victim_at_steady) *
+                                            8 / static_cast<double>(v.last_delivery - kSteady)
+                                      : 0.0;
+            std::printf(
+                "\"victim_gbps\":%.2f,\"victim_steady_gbps\":%.2f,"
+                "\"incast_jain\":%.4f,",
+                gbps.back(), steady, senders.empty() ? 0.0 : jain(senders));
         }
         std::printf(
             "\"steps\":%llu,\"timeouts\":%llu,\"retransmits\":%llu,\"trims\":%llu,\"drops\":%llu,"
