@@ -146,6 +146,7 @@ void FabricNet::send(Time now, FabricPacket&& p) {
     route(pool_[id], h);
     h.wire_len = pool_[id].wire_len;
     h.trim_len = pool_[id].trim_len;
+    h.data = pool_[id].data;
     h.trimmed = pool_[id].trimmed;
     h.ce = pool_[id].ce;
     h.lasthop = pool_[id].lasthop;
@@ -187,11 +188,11 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
     // A host's own NIC port queues what its engines send (the window bounds
     // it): a NIC does not trim, mark or drop its own traffic.
     const bool nic = kind(port) == PortKind::Nic;
-    const bool data = p.trim_len && !p.trimmed;
+    const bool data = p.data && !p.trimmed;
     std::uint64_t depart;
     if (nic) {
         // queued below, whatever the backlog
-    } else if (data && cfg_.trim_bytes && backlog + p.wire_len > cfg_.trim_bytes) {
+    } else if (data && p.trim_len && cfg_.trim_bytes && backlog + p.wire_len > cfg_.trim_bytes) {
         p.trimmed = true;
         p.wire_len = p.trim_len;
         p.lasthop = kind(port) == PortKind::T0Down;

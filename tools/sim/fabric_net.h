@@ -23,7 +23,8 @@
 //   - dropped (backlog + size > queue_bytes: tail drop; without trimming);
 //   - CE-marked, RED-like: probability 0 at ecn_kmin_bytes rising linearly
 //     to 1 at ecn_kmax_bytes.
-// Control packets (SACK, NACK, probes) are never trimmed or marked. Every
+// Control packets (SACK, NACK, probes: `data` false) are never trimmed or
+// marked; data with trim_len 0 is dropped instead of trimmed. Every
 // packet crossing a T0 -> T1 link is lost with probability `loss` (bit
 // errors, a flapping optic: what the paper's loss sweep injects).
 //
@@ -102,11 +103,13 @@ struct FabricPacket {
     std::uint32_t wire_len = 0;
     std::uint32_t trim_len = 0;  // its size once trimmed; 0: not trimmable
     std::uint32_t to_conn = 0;   // the receiving connection (the caller's index)
+    std::uint64_t cookie = 0;    // the caller's, carried untouched
     std::uint16_t src = 0;
     std::uint16_t dst = 0;
     std::uint8_t plane = 0;
     std::uint8_t hop = 0;
     std::uint8_t nhops = 0;
+    bool data = false;  // data class (queued, marked, trimmed or dropped); else priority
     bool trimmed = false;
     bool ce = false;
     bool lasthop = false;
@@ -163,6 +166,7 @@ class FabricNet {
         std::uint32_t trim_len;
         std::uint8_t hop;
         std::uint8_t nhops;
+        bool data;
         bool trimmed;
         bool ce;
         bool lasthop;

@@ -18,6 +18,24 @@ namespace {
 
 std::uint64_t mix(std::uint64_t z) { return Rng::splitmix64(z); }
 
+// RC packets: to_conn = kRc | (kToSender for ACK/NAK) | flow; the segment
+// rides in the cookie (psn << 20 | len << 2 | kind).
+constexpr std::uint32_t kRc = 1u << 31;
+constexpr std::uint32_t kToSender = 1u << 30;
+constexpr std::uint32_t kRcHdr = 58;  // BTH + RETH + ICRC, about
+
+std::uint64_t rc_cookie(const RcSegment& s) {
+    return s.psn << 20 | static_cast<std::uint64_t>(s.len) << 2 | s.kind;
+}
+
+RcSegment rc_segment(std::uint64_t c) {
+    RcSegment s;
+    s.kind = static_cast<RcSegment::Kind>(c & 3);
+    s.len = static_cast<std::uint32_t>((c >> 2) & 0x3ffff);
+    s.psn = c >> 20;
+    return s;
+}
+
 }  // namespace
 
 double FlowResult::goodput_bps() const {
@@ -65,6 +83,34 @@ std::size_t FabricSim::add_flow(const FlowSpec& f) {
     if (f.src >= cfg_.net.hosts || f.dst >= cfg_.net.hosts || f.src == f.dst)
         throw std::invalid_argument("fabric: bad flow");
     const std::size_t idx = flows_.size();
+    if (cfg_.rc_baseline) {
+        const FabricConfig& n = cfg_.net;
+        std::uint32_t w = cfg_.rc_window;
+        if (!w) {
+            // 1.5 x one port's BDP over 4 hops each way.
+            const double wire = cfg_.mtu + kRcHdr + n.overhead_bytes;
+            const double rtt_ns = 8.0 * (static_cast<double>(n.link_delay_ns) +
+                                         wire * 1e9 / static_cast<double>(n.host_rate_Bps));
+            w = static_cast<std::uint32_t>(
+                1.5 * rtt_ns * static_cast<double>(n.host_rate_Bps) / 1e9 / cfg_.mtu + 1);
+        }
+        Flow fl;
+        fl.spec = f;
+        fl.rc = static_cast<int>(rcs_.size());
+        const std::uint64_t h = mix(cfg_.seed ^ (idx << 8));
+        fl.rc_ev = static_cast<std::uint32_t>((h % n.planes) << 24 | ((h >> 8) & 0xffffff));
+        rcs_.emplace_back(static_cast<std::uint64_t>(f.msg_bytes) * f.msgs, cfg_.mtu, w,
+                          (Time{1} << cfg_.rto_exp) * 1024);
+        flows_.push_back(fl);
+        at(std::max(f.start, now_), [idx](FabricSim& sim) {
+            sim.rc_out_.clear();
+            sim.rcs_[sim.flows_[idx].rc].pump(sim.now_, sim.rc_out_);
+            if (sim.flows_[idx].first_send == kNever) sim.flows_[idx].first_send = sim.now_;
+            sim.rc_send(idx, sim.now_, sim.rc_out_, true);
+            sim.rc_arm(idx);
+        });
+        return idx;
+    }
     const auto s = static_cast<std::uint32_t>(conns_.size());
     Flow fl;
     fl.spec = f;
@@ -142,6 +188,7 @@ bool FabricSim::drain_tx(std::uint32_t k) {
         const std::uint32_t hdr = mrc_pkt_hdr_len(&p.pkt) + MRC_ICRC_LEN + cfg_.net.overhead_bytes;
         p.wire_len = hdr + (data ? d.payload_len + d.pkt.bth.pad_cnt : 0);
         p.trim_len = data ? hdr : 0;
+        p.data = data;
         p.ev = d.ev;
         p.src = static_cast<std::uint16_t>(c.host);
         p.dst = static_cast<std::uint16_t>(c.peer_host);
@@ -197,7 +244,67 @@ void FabricSim::service(std::uint32_t k) {
     }
 }
 
+void FabricSim::rc_send(std::size_t flow, Time now, const std::vector<RcSegment>& segs,
+                        bool to_rx) {
+    const Flow& f = flows_[flow];
+    for (const RcSegment& s : segs) {
+        FabricPacket p;
+        std::memset(&p.pkt, 0, sizeof(p.pkt));
+        const bool data = s.kind == RcSegment::Data;
+        p.data = data;
+        p.wire_len = kRcHdr + cfg_.net.overhead_bytes + (data ? s.len : 0);
+        p.trim_len = 0;  // a RoCE fabric drops
+        p.ev = f.rc_ev;
+        p.src = static_cast<std::uint16_t>(to_rx ? f.spec.src : f.spec.dst);
+        p.dst = static_cast<std::uint16_t>(to_rx ? f.spec.dst : f.spec.src);
+        p.to_conn = kRc | (to_rx ? 0 : kToSender) | static_cast<std::uint32_t>(flow);
+        p.cookie = rc_cookie(s);
+        data_pkts_ += data;
+        net_.send(now, std::move(p));
+    }
+}
+
+void FabricSim::rc_arm(std::size_t flow) {
+    Flow& f = flows_[flow];
+    const Time d = rcs_[f.rc].deadline();
+    if (d < f.rc_armed) {
+        f.rc_armed = d;
+        timers_.push({d, kRc | static_cast<std::uint32_t>(flow)});
+    }
+}
+
+void FabricSim::rc_check_done(std::size_t flow) {
+    Flow& f = flows_[flow];
+    const RcFlow& rc = rcs_[f.rc];
+    f.delivered_bytes = rc.delivered_bytes();
+    f.last_delivery = rc.last_delivery();
+    if (rc.done() && f.delivered_msgs < f.spec.msgs) {
+        f.delivered_msgs = f.spec.msgs;
+        flows_done_++;
+    }
+}
+
+void FabricSim::rc_deliver(FabricPacket& p) {
+    const std::size_t flow = p.to_conn & ~(kRc | kToSender);
+    RcFlow& rc = rcs_[flows_[flow].rc];
+    const RcSegment s = rc_segment(p.cookie);
+    rc_out_.clear();
+    if (p.to_conn & kToSender) {
+        rc.on_control(now_, s, rc_out_);
+        rc_send(flow, now_, rc_out_, true);
+        rc_arm(flow);
+    } else {
+        rc.on_data(now_, s, rc_out_);
+        rc_send(flow, now_, rc_out_, false);
+        rc_check_done(flow);
+    }
+}
+
 void FabricSim::deliver(FabricPacket& p) {
+    if (p.to_conn & kRc) {
+        rc_deliver(p);
+        return;
+    }
     Conn& c = conns_[p.to_conn];
     u32 rxf = 0;
     if (p.ce) rxf |= MRC_RXF_ECN_CE;
@@ -238,6 +345,17 @@ bool FabricSim::step() {
     while (!timers_.empty() && timers_.top().t <= now_) {
         const Timer tm = timers_.top();
         timers_.pop();
+        if (tm.conn & kRc) {
+            const std::size_t flow = tm.conn & ~kRc;
+            Flow& f = flows_[flow];
+            if (f.rc_armed != tm.t) continue;
+            f.rc_armed = kNever;
+            rc_out_.clear();
+            rcs_[f.rc].on_timer(now_, rc_out_);
+            rc_send(flow, now_, rc_out_, true);
+            rc_arm(flow);
+            continue;
+        }
         Conn& c = conns_[tm.conn];
         if (c.armed != tm.t) continue;  // superseded by an earlier deadline
         c.armed = kNever;
@@ -287,9 +405,16 @@ FlowResult FabricSim::flow(std::size_t i) const {
     r.bad_msgs = f.bad_msgs;
     r.first_send = f.first_send;
     r.last_delivery = f.last_delivery;
+    std::memset(&r.tx, 0, sizeof(r.tx));
+    if (f.rc >= 0) {
+        const RcFlow& rc = rcs_[f.rc];
+        r.tx.timeouts = rc.timeouts();
+        r.tx.tx_rtx_pkts = rc.retransmits();
+        r.tx.rx_nacks = rc.naks();
+        return r;
+    }
     const mrc_conn* s = conns_[2 * i].c.get();
     r.failed = mrc_conn_failed(s) || mrc_conn_failed(conns_[2 * i + 1].c.get());
-    std::memset(&r.tx, 0, sizeof(r.tx));
     mrc_conn_get_stats(s, &r.tx);
     return r;
 }

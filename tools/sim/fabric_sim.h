@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "fabric_net.h"
+#include "fabric_rc.h"
 #include "harness.h"
 
 namespace mrc::sim {
@@ -39,9 +40,14 @@ struct FabricSimConfig {
     // MRC's selective one, so the figures it gives are an upper bound for
     // go-back-N RoCE.
     bool single_path = false;
-    std::uint8_t rto_exp = 7;  // RTO floor 2^exp * 1.024 us
-    std::uint32_t mtu = 4096;  // payload bytes per packet
-    std::uint32_t mpr = 0;     // 0: the engine default
+    // The RoCE-like baseline proper: every flow is an RcFlow (fabric_rc.h:
+    // one hashed path, go-back-N, fixed window of rc_window packets, RTO
+    // the engine's floor), not an MRC engine pair.
+    bool rc_baseline = false;
+    std::uint32_t rc_window = 0;  // packets; 0: 1.5 x one port's BDP
+    std::uint8_t rto_exp = 7;     // RTO floor 2^exp * 1.024 us
+    std::uint32_t mtu = 4096;     // payload bytes per packet
+    std::uint32_t mpr = 0;        // 0: the engine default
     std::uint8_t cc_algo = MRC_CC_NSCC;
     std::uint64_t seed = 1;
 };
@@ -110,6 +116,9 @@ class FabricSim {
     };
     struct Flow {
         FlowSpec spec;
+        int rc = -1;  // index into rcs_ (rc_baseline)
+        std::uint32_t rc_ev = 0;
+        Time rc_armed = kNever;
         std::uint64_t delivered_bytes = 0;
         std::uint32_t delivered_msgs = 0;
         std::uint32_t bad_msgs = 0;
@@ -129,6 +138,10 @@ class FabricSim {
     bool drain_tx(std::uint32_t k);
     bool drain_events(std::uint32_t k);
     void deliver(FabricPacket& p);
+    void rc_send(std::size_t flow, Time now, const std::vector<RcSegment>& segs, bool to_rx);
+    void rc_deliver(FabricPacket& p);
+    void rc_arm(std::size_t flow);
+    void rc_check_done(std::size_t flow);
     Time next_time() const;
     bool step();
 
@@ -136,6 +149,8 @@ class FabricSim {
     FabricNet net_;
     std::vector<Conn> conns_;
     std::vector<Flow> flows_;
+    std::vector<RcFlow> rcs_;
+    std::vector<RcSegment> rc_out_;
     std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
     std::multimap<std::pair<Time, std::uint64_t>, std::function<void(FabricSim&)>> actions_;
     std::uint64_t action_seq_ = 0;

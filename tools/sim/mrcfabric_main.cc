@@ -26,7 +26,7 @@ namespace {
                  "usage: mrcfabric [--hosts N] [--planes P] [--hosts-per-t0 K] [--t1 S]\n"
                  "  [--rate-gbps R] [--fabric-gbps F] [--delay-ns D] [--queue-kb Q]\n"
                  "  [--ecn-kb KMIN:KMAX] [--trim-kb T] [--loss P] [--routing srv6|ecmp]\n"
-                 "  [--single-path] [--link-loss PLANE:T0:T1:P]\n"
+                 "  [--single-path] [--roce] [--link-loss PLANE:T0:T1:P]\n"
                  "  [--pattern permutation|incast] [--incast N] [--msg-kb M] [--msgs C]\n"
                  "  [--fail nic:PLANE:HOST@US[:silent]] [--fail link:PLANE:T0:T1@US]\n"
                  "  [--fail t1:PLANE:T1@US] [--cc nscc|uec] [--rto-exp E] [--seed S]\n"
@@ -112,6 +112,9 @@ int main(int argc, char** argv) {
             const std::string r = val();
             if (r != "srv6" && r != "ecmp") usage();
             cfg.net.routing = r == "srv6" ? Routing::Srv6 : Routing::Ecmp;
+        } else if (a == "--roce") {
+            cfg.rc_baseline = true;
+            cfg.net.routing = Routing::Ecmp;
         } else if (a == "--single-path") {
             cfg.single_path = true;
             cfg.net.routing = Routing::Ecmp;

@@ -23,6 +23,7 @@ FabricPacket data_pkt(unsigned src, unsigned dst, std::uint32_t ev, std::uint32_
     p.dst = static_cast<std::uint16_t>(dst);
     p.wire_len = len;
     p.trim_len = 100;
+    p.data = true;
     return p;
 }
 
@@ -310,4 +311,74 @@ TEST(FabricSim, AnnouncedPortDownMovesTrafficOffThePlane) {
     EXPECT_TRUE(r.done) << r.why;
     // Only what was already queued behind the port when it failed is lost.
     EXPECT_EQ(sim.net().port(sim.net().nic_port(3, 31)).drops, before);
+}
+
+// The RoCE-like baseline's transport: go-back-N on a NAK, on the timer
+// for a lost tail; the receiver takes only the next expected packet.
+TEST(RcFlow, GoBackNOnNakAndTimer) {
+    RcFlow rc(10 * 1000, 1000, 4, 100 * kUs);  // 10 packets, window 4
+    std::vector<RcSegment> out, ans;
+    rc.pump(0, out);
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(rc.deadline(), 100 * kUs);
+    // Packet 1 is lost: 0 is acknowledged, 2 draws the NAK, 3 nothing.
+    rc.on_data(10, out[0], ans);
+    rc.on_data(11, out[2], ans);
+    rc.on_data(12, out[3], ans);
+    ASSERT_EQ(ans.size(), 2u);
+    EXPECT_EQ(ans[0].kind, RcSegment::Ack);
+    EXPECT_EQ(ans[0].psn, 1u);
+    EXPECT_EQ(ans[1].kind, RcSegment::Nak);
+    EXPECT_EQ(ans[1].psn, 1u);
+    out.clear();
+    rc.on_control(20, ans[0], out);  // ACK 1: one more fits (4)
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].psn, 4u);
+    out.clear();
+    rc.on_control(21, ans[1], out);  // NAK 1: back to 1, the window again
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(out[0].psn, 1u);
+    EXPECT_EQ(out[3].psn, 4u);
+    EXPECT_EQ(rc.naks(), 1u);
+    EXPECT_EQ(rc.retransmits(), 4u);  // 1..4 were all sent before
+    // A lost tail has nothing behind it to draw a NAK: the timer.
+    RcFlow tail(2 * 1000, 1000, 4, 100 * kUs);
+    out.clear();
+    ans.clear();
+    tail.pump(0, out);
+    ASSERT_EQ(out.size(), 2u);
+    tail.on_data(10, out[0], ans);  // packet 1 lost
+    std::vector<RcSegment> none;
+    tail.on_control(20, ans[0], none);
+    EXPECT_TRUE(none.empty());
+    EXPECT_EQ(tail.deadline(), 20 + 100 * kUs);
+    tail.on_timer(tail.deadline() - 1, none);
+    EXPECT_TRUE(none.empty());
+    tail.on_timer(tail.deadline(), none);
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_EQ(none[0].psn, 1u);
+    EXPECT_EQ(tail.timeouts(), 1u);
+    ans.clear();
+    tail.on_data(200 * kUs, none[0], ans);
+    EXPECT_TRUE(tail.done());
+    EXPECT_EQ(tail.delivered_bytes(), 2000u);
+}
+
+// The baseline over the fabric: one hashed path, loss recovered by going
+// back, every byte delivered.
+TEST(FabricSim, RoceBaselineRecoversLossByGoingBack) {
+    FabricSimConfig c = fabric_cfg(32, 8);
+    c.rc_baseline = true;
+    c.net.routing = Routing::Ecmp;
+    c.net.loss = 0.01;
+    FabricSim sim(c);
+    sim.add_flow({31, 1, 1 << 20, 8, 0});
+    const RunResult r = sim.run(50 * kMs);
+    ASSERT_TRUE(r.done) << r.why;
+    const FlowResult f = sim.flow(0);
+    EXPECT_EQ(f.delivered_bytes, 8u << 20);
+    EXPECT_GT(f.tx.rx_nacks, 0u);
+    EXPECT_GT(f.tx.tx_rtx_pkts, f.tx.rx_nacks);  // a NAK costs the window behind it
+    // One 100G port at most.
+    EXPECT_LT(f.goodput_bps(), 100e9);
 }
