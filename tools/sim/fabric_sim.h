@@ -17,7 +17,9 @@
 // incast with a victim) are built from it by the callers. Failures are
 // scheduled actions on the fabric; an announced NIC port failure is also
 // told to every engine of that host and of its peers (the port-status
-// update MRC 1.0 sends), a silent one is found by the engines.
+// update MRC 1.0 sends), a silent one is found by the engines. With
+// FabricSimConfig::rc_baseline every flow is instead a RoCE-like RcFlow
+// (fabric_rc.h) over the same fabric, for comparison.
 #ifndef MRC_SIM_FABRIC_SIM_H
 #define MRC_SIM_FABRIC_SIM_H
 
@@ -99,7 +101,7 @@ class FabricSim {
     std::size_t flows() const { return flows_.size(); }
     std::uint64_t delivered_bytes(std::size_t flow) const;
     std::uint64_t data_pkts() const { return data_pkts_; }
-    // Connection index of a flow's sender engine (receiver: + 1).
+    // A flow's sender engine (MRC flows only, not rc_baseline).
     mrc_conn* sender(std::size_t flow) { return conns_[2 * flow].c.get(); }
 
   private:

@@ -29,7 +29,7 @@ namespace {
                  "  [--single-path] [--roce] [--link-loss PLANE:T0:T1:P]\n"
                  "  [--pattern permutation|incast] [--incast N] [--msg-kb M] [--msgs C]\n"
                  "  [--fail nic:PLANE:HOST@US[:silent]] [--fail link:PLANE:T0:T1@US]\n"
-                 "  [--fail t1:PLANE:T1@US] [--cc nscc|uec] [--rto-exp E] [--seed S]\n"
+                 "  [--fail t1:PLANE:T1@US] [--cc nscc|uec] [--mpr N] [--rto-exp E] [--seed S]\n"
                  "  [--deadline-ms MS]\n");
     std::exit(2);
 }
@@ -131,7 +131,9 @@ int main(int argc, char** argv) {
             const std::string c = val();
             if (c != "nscc" && c != "uec") usage();
             cfg.cc_algo = c == "nscc" ? MRC_CC_NSCC : MRC_CC_UEC;
-        } else if (a == "--rto-exp")
+        } else if (a == "--mpr")
+            cfg.mpr = static_cast<std::uint32_t>(num(val()));
+        else if (a == "--rto-exp")
             cfg.rto_exp = static_cast<std::uint8_t>(num(val()));
         else if (a == "--seed")
             cfg.seed = cfg.net.seed = static_cast<std::uint64_t>(num(val()));
