@@ -30,6 +30,7 @@
  * @probe_sent_ns: when the last probe left (0: none outstanding)
  * @delivered_tx_ns: send time of the newest packet sent on this EV known
  *	delivered (the requester's loss detection, mrc_req_loss.c)
+ * @last_loss_ns: when a loss on this EV was last inferred (0: none)
  * @cnt: counters
  */
 struct mrc_ev_entry {
@@ -43,6 +44,7 @@ struct mrc_ev_entry {
 	u64 next_probe_ns;
 	u64 probe_sent_ns;
 	u64 delivered_tx_ns;
+	u64 last_loss_ns;
 	struct mrc_ev_counters cnt;
 };
 
@@ -123,7 +125,7 @@ void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason);
 void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx);
 u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx);
 void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx);
-void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx);
+void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 window_ns);
 int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now);
 void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx);
 int mrc_ev_set_denied(struct mrc_ev_mgr *m, u64 now, int idx, bool denied);

@@ -33,8 +33,10 @@
  * disproved lower it by one.
  *
  * A lost packet is retransmitted on a fresh EV; its EV is ASSUMED_BAD as
- * after a timeout (mrc_ev_on_loss(): the same verdict, sooner) and the
- * window loses the packet's bytes (mrc_cc_on_loss()). No retry budget is
+ * after a timeout when it is the EV's second loss within
+ * MRC_LOSS_REPEAT_RTTS smoothed RTTs (mrc_ev_on_loss(): one loss is
+ * random, a dead path loses everything) and the window loses the
+ * packet's bytes (mrc_cc_on_loss()). No retry budget is
  * spent: a later packet got through, the connection makes progress.
  *
  * Tail-loss probe: a loss among the last packets of a burst has no later
@@ -51,6 +53,8 @@
 #define MRC_REO_MULT_MAX	16
 /* Correct inferences after which the window narrows one step. */
 #define MRC_REO_DECAY		16
+/* Two losses on one EV within this many smoothed RTTs: the path is bad. */
+#define MRC_LOSS_REPEAT_RTTS	4
 
 /* The reordering window now. */
 static u64 loss_reo_wnd(const struct mrc_conn *c)
@@ -100,7 +104,8 @@ static void loss_infer(struct mrc_conn *c, u64 now, u32 psn,
 
 	c->st.lost_inferred++;
 	mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_INFERRED);
-	mrc_ev_on_loss(&c->evm, now, p->ev_idx);
+	mrc_ev_on_loss(&c->evm, now, p->ev_idx,
+		       MRC_LOSS_REPEAT_RTTS * (r->srtt_ns ? r->srtt_ns : r->min_rtt_ns));
 	mrc_cc_on_loss(&c->cc, now, p->len);
 	mrc_req_mark_lost(r, psn, MRC_RTX_INFERRED);
 	if (r->reo_mult > 1 && !--r->reo_decay_left) {

@@ -194,7 +194,8 @@ TEST_F(EvTest, ReplacementKeepsPathLoadBalanced) {
         for (u16 i = 0; i < m_.n_ev; i++)
             if (!m_.ev[i].active && m_.ev[i].state == MRC_EV_GOOD && path(i) != path(victim))
                 best = std::min(best, load[path(i)]);
-        mrc_ev_on_loss(&m_, 100 + round, victim);
+        mrc_ev_on_loss(&m_, 100 + round, victim, 10);  // a second loss: condemned
+        mrc_ev_on_loss(&m_, 101 + round, victim, 10);
         int promoted = -1;
         for (const auto& e : drain())
             if (e.type == MRC_EVT_EV_STATE && e.u.ev.cause == MRC_EVC_PROMOTE)
@@ -594,3 +595,17 @@ TEST_F(EvTest, EventQueueOverflowIsCountedAndMasked) {
 }
 
 }  // namespace
+
+// One inferred loss is random (the EV stays in use); a second on the same
+// EV within the window condemns it; losses further apart do not.
+TEST_F(EvTest, SecondLossWithinWindowCondemns) {
+    make(2, 8, 6, 2, 7);
+    const int v = first_active();
+    mrc_ev_on_loss(&m_, 1000, v, 100);
+    EXPECT_EQ(m_.ev[v].state, MRC_EV_GOOD);
+    mrc_ev_on_loss(&m_, 1200, v, 100);  // 200 ns later: a new first strike
+    EXPECT_EQ(m_.ev[v].state, MRC_EV_GOOD);
+    mrc_ev_on_loss(&m_, 1250, v, 100);
+    EXPECT_EQ(m_.ev[v].state, MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(m_.ev[v].cnt.lost, 3u);
+}

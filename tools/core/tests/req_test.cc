@@ -1403,11 +1403,14 @@ TEST_F(LossTest, LaterDeliveryOnTheSamePathFindsTheLossBeforeItsTimeout) {
     auto st = stats();
     EXPECT_EQ(st.lost_inferred, 1u);
     EXPECT_EQ(st.timeouts, 0u);
+    // One loss is random: its EV stays in use (a second within 4 RTTs
+    // would condemn it, EvTest.SecondLossWithinWindowCondemns).
     bool by_loss = false;
     for (const auto& e : events())
         by_loss |= e.type == MRC_EVT_EV_STATE && e.u.ev.ev == d[0].ev &&
                    e.u.ev.new_state == MRC_EV_ASSUMED_BAD && e.u.ev.cause == MRC_EVC_LOSS;
-    EXPECT_TRUE(by_loss) << "its EV is ASSUMED_BAD for the loss";
+    EXPECT_FALSE(by_loss) << "one loss does not condemn its EV";
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_GOOD);
     auto r = poll(25 * kUs);
     ASSERT_EQ(r.size(), 1u);
     EXPECT_TRUE(r[0].rtx);
