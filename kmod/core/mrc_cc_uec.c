@@ -254,8 +254,12 @@ static void uec_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 		cc->cnt.fi++;
 	} else if (!skip) {
 		if (!uec_fast(cc, q, bytes)) {
-			u->inc_acc += mrc_div64(u->pi_bytes * bytes *
-						(u->target_ns - q), u->target_ns);
+			/*
+			 * Scale pi_bytes first: pi_bytes x bytes x target
+			 * overflows 64 bits at millisecond RTTs.
+			 */
+			u->inc_acc += mrc_div64(u->pi_bytes * (u->target_ns - q),
+						u->target_ns) * bytes;
 			cc->cnt.pi++;
 		}
 	} else if (q >= u->target_ns) {
