@@ -178,6 +178,71 @@ u32 mrc_cc_cwnd(const struct mrc_cc *cc)
 	return cc->ops->cwnd(cc);
 }
 
+/* ---- helpers shared by the NSCC algorithms (nscc, uec) ---- */
+
+/**
+ * mrc_cc_clamp() - keep the window within [min_wnd_bytes, max_wnd_bytes].
+ * @cc: state
+ */
+void mrc_cc_clamp(struct mrc_cc *cc)
+{
+	if (cc->cwnd > cc->p.max_wnd_bytes)
+		cc->cwnd = cc->p.max_wnd_bytes;
+	if (cc->cwnd < cc->p.min_wnd_bytes)
+		cc->cwnd = cc->p.min_wnd_bytes;
+}
+
+/**
+ * mrc_cc_ack_receiver() - what every SACK says besides acknowledgments:
+ * the receiver window penalty, and restore_cwnd (spurious timeout).
+ * @cc: state
+ * @a: the SACK
+ */
+void mrc_cc_ack_receiver(struct mrc_cc *cc, const struct mrc_cc_ack *a)
+{
+	cc->penalty = a->rwnd_penalty > MRC_CC_PENALTY_MAX ?
+		      MRC_CC_PENALTY_MAX : a->rwnd_penalty;
+	if (a->restore && cc->saved_cwnd) {
+		if (cc->saved_cwnd > cc->cwnd)
+			cc->cwnd = cc->saved_cwnd;
+		cc->saved_cwnd = 0;
+		cc->cnt.restore++;
+	}
+}
+
+/**
+ * mrc_cc_timeout_cut() - cut the window by max_md for a timeout pass, at
+ * most once per @rtt, remembering the window before (restored if the
+ * timeout proves spurious).
+ * @cc: state
+ * @now: current time
+ * @rtt: the smoothed RTT, else the base RTT
+ */
+void mrc_cc_timeout_cut(struct mrc_cc *cc, u64 now, u64 rtt)
+{
+	if (cc->last_to_ns && now >= cc->last_to_ns && now - cc->last_to_ns < rtt)
+		return;
+	cc->last_to_ns = now ? now : 1;
+	if (!cc->saved_cwnd || cc->cwnd > cc->saved_cwnd)
+		cc->saved_cwnd = cc->cwnd;
+	cc->cwnd -= (u32)mrc_div64((u64)cc->cwnd * cc->p.max_md_pm, 1000);
+	mrc_cc_clamp(cc);
+}
+
+/**
+ * mrc_cc_penalised_wnd() - the window scaled by the receiver penalty p,
+ * cwnd x (128 - p) / 128, never below min_wnd_bytes.
+ * @cc: state
+ *
+ * Return: payload bytes that may be in flight.
+ */
+u32 mrc_cc_penalised_wnd(const struct mrc_cc *cc)
+{
+	u64 w = mrc_div64((u64)cc->cwnd * (128 - cc->penalty), 128);
+
+	return w < cc->p.min_wnd_bytes ? cc->p.min_wnd_bytes : (u32)w;
+}
+
 /* ---- MRC_CC_FIXED: a constant window, ignores every signal ---- */
 
 static void fixed_init(struct mrc_cc *cc, u64 now)

@@ -33,14 +33,6 @@
  */
 #include "mrc_cc.h"
 
-static void nscc_clamp(struct mrc_cc *cc)
-{
-	if (cc->cwnd > cc->p.max_wnd_bytes)
-		cc->cwnd = cc->p.max_wnd_bytes;
-	if (cc->cwnd < cc->p.min_wnd_bytes)
-		cc->cwnd = cc->p.min_wnd_bytes;
-}
-
 static void nscc_init(struct mrc_cc *cc, u64 now)
 {
 	(void)now;
@@ -50,7 +42,7 @@ static void nscc_init(struct mrc_cc *cc, u64 now)
 	cc->avg_qdelay_ns = 0;
 	cc->fi_acc = 0;
 	cc->pi_acc = 0;
-	nscc_clamp(cc);
+	mrc_cc_clamp(cc);
 }
 
 static void nscc_learn_base(struct mrc_cc *cc, u64 rtt)
@@ -60,7 +52,7 @@ static void nscc_learn_base(struct mrc_cc *cc, u64 rtt)
 	cc->base_rtt_ns = rtt;
 	if (cc->auto_max) {
 		cc->p.max_wnd_bytes = mrc_cc_bdp_wnd(&cc->p, rtt);
-		nscc_clamp(cc);
+		mrc_cc_clamp(cc);
 	}
 }
 
@@ -84,7 +76,7 @@ static void nscc_md(struct mrc_cc *cc, u64 now, u64 frac_pm)
 	cc->cwnd -= (u32)mrc_div64((u64)cc->cwnd * frac_pm, 1000);
 	cc->last_md_ns = now ? now : 1;
 	cc->cnt.md++;
-	nscc_clamp(cc);
+	mrc_cc_clamp(cc);
 }
 
 static void nscc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
@@ -92,14 +84,7 @@ static void nscc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 	u64 q, target, frac_pm, inc;
 	bool ecn = a->ecn != MRC_ECN_NONE;
 
-	cc->penalty = a->rwnd_penalty > MRC_CC_PENALTY_MAX ?
-		      MRC_CC_PENALTY_MAX : a->rwnd_penalty;
-	if (a->restore && cc->saved_cwnd) {
-		if (cc->saved_cwnd > cc->cwnd)
-			cc->cwnd = cc->saved_cwnd;
-		cc->saved_cwnd = 0;
-		cc->cnt.restore++;
-	}
+	mrc_cc_ack_receiver(cc, a);
 	if (a->rtt_ns) {
 		nscc_learn_base(cc, a->rtt_ns);
 		q = a->rtt_ns > cc->base_rtt_ns ? a->rtt_ns - cc->base_rtt_ns : 0;
@@ -131,7 +116,7 @@ static void nscc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 			nscc_increase(cc, inc);
 			cc->cnt.fi++;
 		}
-		nscc_clamp(cc);
+		mrc_cc_clamp(cc);
 		return;
 	}
 	if (!cc->base_rtt_ns) {
@@ -152,7 +137,7 @@ static void nscc_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes)
 		return;
 	cc->cnt.trim++;
 	cc->cwnd = cc->cwnd > bytes ? cc->cwnd - bytes : 0;
-	nscc_clamp(cc);
+	mrc_cc_clamp(cc);
 }
 
 static void nscc_on_timeout(struct mrc_cc *cc, u64 now)
@@ -160,13 +145,7 @@ static void nscc_on_timeout(struct mrc_cc *cc, u64 now)
 	u64 rtt = cc->srtt_ns ? cc->srtt_ns : cc->base_rtt_ns;
 
 	cc->cnt.timeout++;
-	if (cc->last_to_ns && now >= cc->last_to_ns && now - cc->last_to_ns < rtt)
-		return;
-	cc->last_to_ns = now ? now : 1;
-	if (!cc->saved_cwnd || cc->cwnd > cc->saved_cwnd)
-		cc->saved_cwnd = cc->cwnd;
-	cc->cwnd -= (u32)mrc_div64((u64)cc->cwnd * cc->p.max_md_pm, 1000);
-	nscc_clamp(cc);
+	mrc_cc_timeout_cut(cc, now, rtt);
 }
 
 static void nscc_on_loss(struct mrc_cc *cc, u64 now, u32 bytes)
@@ -174,14 +153,7 @@ static void nscc_on_loss(struct mrc_cc *cc, u64 now, u32 bytes)
 	(void)now;
 	cc->cnt.loss++;
 	cc->cwnd = cc->cwnd > bytes ? cc->cwnd - bytes : 0;
-	nscc_clamp(cc);
-}
-
-static u32 nscc_cwnd(const struct mrc_cc *cc)
-{
-	u64 w = mrc_div64((u64)cc->cwnd * (128 - cc->penalty), 128);
-
-	return w < cc->p.min_wnd_bytes ? cc->p.min_wnd_bytes : (u32)w;
+	mrc_cc_clamp(cc);
 }
 
 const struct mrc_cc_ops mrc_cc_nscc_ops = {
@@ -192,5 +164,5 @@ const struct mrc_cc_ops mrc_cc_nscc_ops = {
 	.on_nack = nscc_on_nack,
 	.on_timeout = nscc_on_timeout,
 	.on_loss = nscc_on_loss,
-	.cwnd = nscc_cwnd,
+	.cwnd = mrc_cc_penalised_wnd,
 };

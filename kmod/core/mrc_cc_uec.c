@@ -48,14 +48,6 @@
 #define UEC_ADJUST_MTUS		8u
 #define UEC_QA_GATE_SHIFT	3u		/* QuickAdapt below max_wnd / 8 */
 
-static void uec_clamp(struct mrc_cc *cc)
-{
-	if (cc->cwnd > cc->p.max_wnd_bytes)
-		cc->cwnd = cc->p.max_wnd_bytes;
-	if (cc->cwnd < cc->p.min_wnd_bytes)
-		cc->cwnd = cc->p.min_wnd_bytes;
-}
-
 static u64 uec_base(const struct mrc_cc *cc)
 {
 	return cc->base_rtt_ns ? cc->base_rtt_ns : MRC_CC_DEFAULT_RTT_NS;
@@ -94,7 +86,7 @@ static void uec_init(struct mrc_cc *cc, u64 now)
 	cc->last_to_ns = 0;
 	cc->u.last_adjust_ns = now;
 	uec_derive(cc);
-	uec_clamp(cc);
+	mrc_cc_clamp(cc);
 }
 
 static void uec_learn_base(struct mrc_cc *cc, u64 rtt)
@@ -104,7 +96,7 @@ static void uec_learn_base(struct mrc_cc *cc, u64 rtt)
 	cc->base_rtt_ns = rtt;
 	if (cc->auto_max) {
 		cc->p.max_wnd_bytes = mrc_cc_bdp_wnd(&cc->p, rtt);
-		uec_clamp(cc);
+		mrc_cc_clamp(cc);
 	}
 	uec_derive(cc);
 }
@@ -226,14 +218,7 @@ static void uec_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 	u32 bytes = a->rcvd_bytes ? a->rcvd_bytes : a->acked_bytes;
 	u64 q;
 
-	cc->penalty = a->rwnd_penalty > MRC_CC_PENALTY_MAX ?
-		      MRC_CC_PENALTY_MAX : a->rwnd_penalty;
-	if (a->restore && cc->saved_cwnd) {
-		if (cc->saved_cwnd > cc->cwnd)
-			cc->cwnd = cc->saved_cwnd;
-		cc->saved_cwnd = 0;
-		cc->cnt.restore++;
-	}
+	mrc_cc_ack_receiver(cc, a);
 	u->inflight = a->inflight;
 	u->achieved += bytes;
 	u->received += bytes;
@@ -267,10 +252,10 @@ static void uec_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 	} else {
 		cc->cnt.hold++;
 	}
-	uec_clamp(cc);
+	mrc_cc_clamp(cc);
 	uec_adjust(cc, a->now);
 out:
-	uec_clamp(cc);
+	mrc_cc_clamp(cc);
 }
 
 /* A trim or an inferred loss: a delay sample of one base RTT, QuickAdapt. */
@@ -283,7 +268,7 @@ static void uec_on_drop(struct mrc_cc *cc, u64 now, u32 bytes)
 	u->trigger_qa = 1;
 	if (!uec_quick_adapt(cc, now, true, 0, u->inflight))
 		cc->cwnd = cc->cwnd > bytes ? cc->cwnd - bytes : 0;
-	uec_clamp(cc);
+	mrc_cc_clamp(cc);
 }
 
 static void uec_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes)
@@ -306,20 +291,7 @@ static void uec_on_timeout(struct mrc_cc *cc, u64 now)
 
 	cc->cnt.timeout++;
 	cc->u.trigger_qa = 1;
-	if (cc->last_to_ns && now >= cc->last_to_ns && now - cc->last_to_ns < rtt)
-		return;
-	cc->last_to_ns = now ? now : 1;
-	if (!cc->saved_cwnd || cc->cwnd > cc->saved_cwnd)
-		cc->saved_cwnd = cc->cwnd;
-	cc->cwnd -= (u32)mrc_div64((u64)cc->cwnd * cc->p.max_md_pm, 1000);
-	uec_clamp(cc);
-}
-
-static u32 uec_cwnd(const struct mrc_cc *cc)
-{
-	u64 w = mrc_div64((u64)cc->cwnd * (128 - cc->penalty), 128);
-
-	return w < cc->p.min_wnd_bytes ? cc->p.min_wnd_bytes : (u32)w;
+	mrc_cc_timeout_cut(cc, now, rtt);
 }
 
 const struct mrc_cc_ops mrc_cc_uec_ops = {
@@ -330,5 +302,5 @@ const struct mrc_cc_ops mrc_cc_uec_ops = {
 	.on_nack = uec_on_nack,
 	.on_timeout = uec_on_timeout,
 	.on_loss = uec_on_loss,
-	.cwnd = uec_cwnd,
+	.cwnd = mrc_cc_penalised_wnd,
 };
