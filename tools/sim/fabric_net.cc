@@ -43,6 +43,19 @@ FabricNet::FabricNet(const FabricConfig& cfg) : cfg_(cfg), rng_(cfg.seed ^ 0xfab
     }
 }
 
+std::uint64_t FabricNet::backlog(std::uint32_t port, Time now) const {
+    const std::uint64_t now_ps = now * 1000;
+    const std::uint64_t busy = std::max(busy_ps_[port], now_ps);
+    return rate_[port] ? (busy - now_ps) * rate_[port] / kPsPerSec : 0;
+}
+
+Time FabricNet::drained_to(std::uint32_t port, std::uint64_t bytes, Time now) const {
+    const std::uint64_t left_ps = rate_[port] ? bytes * kPsPerSec / rate_[port] : 0;
+    const std::uint64_t busy = busy_ps_[port];
+    if (busy <= left_ps) return now;
+    return std::max(now, (busy - left_ps + 999) / 1000);
+}
+
 std::uint32_t FabricNet::nic_port(unsigned plane, unsigned host) const {
     return plane * per_plane_ + host;
 }

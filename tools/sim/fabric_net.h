@@ -152,6 +152,10 @@ class FabricNet {
     // its destination host is returned.
     std::optional<FabricPacket> pop_due(Time now);
 
+    // A port's data backlog at `now` (bytes), and when it will have drained
+    // to `bytes` if nothing more is queued (now or later).
+    std::uint64_t backlog(std::uint32_t port, Time now) const;
+    Time drained_to(std::uint32_t port, std::uint64_t bytes, Time now) const;
     const PortCounters& port(std::uint32_t id) const { return ctr_[id]; }
     std::uint32_t port_count() const { return static_cast<std::uint32_t>(ctr_.size()); }
     std::uint64_t in_flight() const { return pool_.size() - free_.size(); }

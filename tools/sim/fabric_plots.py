@@ -265,6 +265,66 @@ def main():
                      f"median {spread([100 * r['goodput_gbps']['median'] / mean(solo) for r in rs])}"
                      " % of line"))
 
+    # 7. Collectives and open-loop traffic. All-to-all: every host sends
+    # 256 KiB to each of the 31 others at once; its rate is each host's
+    # 31 x 256 KiB over the time the last byte took, against the line (one
+    # flow alone). The engines' initial window (1.5 BDP, the default) is the
+    # lever: 31 first windows at once overflow every receiver's downlinks.
+    a2a = ["--pattern", "alltoall", "--msg-kb", "256", "--msgs", "1"]
+    a2a_bits = 31 * 256 * 1024 * 8
+
+    def a2a_pct(rs):
+        return [100 * a2a_bits / r["completion_us"] / 1e3 / mean(solo) for r in rs]
+
+    groups = []
+    for name, extra in (("SRv6 paths", []), ("ECMP EVs", ["--routing", "ecmp"]),
+                        ("one path", ["--single-path"]),
+                        ("SRv6, 64 KiB 1st wnd", ["--init-wnd-kb", "64"])):
+        rs = runs(tool, *a2a, *extra)
+        v = a2a_pct(rs)
+        groups.append((name, mean(v)))
+        rows.append((f"all-to-all 256 KiB, {name}", f"{spread(v)} % of line per host",
+                     f"{spread([r['trims'] for r in rs])} trims, "
+                     f"{sum(r['timeouts'] for r in rs)} timeouts"))
+    # Ring all-reduce of 32 MiB per host over a ring whose every hop
+    # crosses the spines: NCCL's bus bandwidth against the line.
+    ring = ["--pattern", "ring", "--msg-kb", str(32 * 1024)]
+    for name, extra in (("SRv6 paths", []), ("ECMP EVs", ["--routing", "ecmp"]),
+                        ("one path", ["--single-path"])):
+        rs = runs(tool, *ring, *extra)
+        v = [100 * r["busbw_gbps"] / mean(solo) for r in rs]
+        groups.append((f"ring, {name}", mean(v)))
+        rows.append((f"ring all-reduce 32 MiB, {name}", f"bus bandwidth {spread(v)} % of line",
+                     f"{sum(r['timeouts'] for r in rs)} timeouts"))
+    s = Svg("Collectives, 32 hosts x 8 planes", "", "% of line rate per host", 7, 100)
+    short = {"SRv6 paths": "SRv6", "ECMP EVs": "ECMP", "one path": "1 path",
+             "SRv6, 64 KiB 1st wnd": "64K wnd"}
+    s.bars([(("ring " if n.startswith("ring, ") else "a2a ") + short[n.removeprefix("ring, ")],
+             [v]) for n, v in groups], ["all-to-all 256 KiB / ring all-reduce (mean of seeds)"])
+    s.save(out / "collectives.svg")
+    # Open loop: 64 KiB messages to random hosts, Poisson arrivals at a share
+    # of each host's line rate for 200 us; completion time over the
+    # message's alone on an idle fabric (line rate + 4 hops).
+    loads = [0.2, 0.4, 0.6, 0.8]
+    p50, p99 = ([], []), ([], [])
+    for load in loads:
+        rs = runs(tool, "--pattern", "openloop", "--msg-kb", "64", "--load", str(load),
+                  "--duration-us", "200")
+        for acc, key in ((p50, "p50"), (p99, "p99")):
+            v = [r["slowdown"][key] for r in rs]
+            acc[0].append((load * 100, mean(v)))
+            acc[1].append((min(v), max(v)))
+        rows.append((f"open loop 64 KiB, load {load * 100:.0f} %",
+                     f"slowdown p50 {spread([r['slowdown']['p50'] for r in rs], 1)}, "
+                     f"p99 {spread([r['slowdown']['p99'] for r in rs], 1)}",
+                     f"{sum(r['timeouts'] for r in rs)} timeouts"))
+    s = Svg("Open-loop 64 KiB messages: completion time", "offered load (% of line)",
+            "x the message alone", 100, 12)
+    s.line(p50[0], "median", 0, p50[1])
+    s.line(p99[0], "99th percentile", 1, p99[1])
+    s.xticks([(x * 100, f"{x * 100:.0f}") for x in loads])
+    s.save(out / "openloop.svg")
+
     width = max(len(c) for r in rows for c in r)
     sep = " ".join(["=" * width] * 3)
     print(f"{SEEDS} seeds each: mean [min-max]")

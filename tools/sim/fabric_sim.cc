@@ -44,7 +44,8 @@ double FlowResult::goodput_bps() const {
            static_cast<double>(last_delivery - spec.start);
 }
 
-FabricSim::FabricSim(const FabricSimConfig& cfg) : cfg_(cfg), net_(cfg.net) {}
+FabricSim::FabricSim(const FabricSimConfig& cfg)
+    : cfg_(cfg), net_(cfg.net), room_(cfg.net.hosts, ~0u), host_conns_(cfg.net.hosts) {}
 
 mrc_conn_cfg FabricSim::conn_cfg(std::size_t flow, std::uint32_t self, std::uint32_t peer,
                                  bool sender) const {
@@ -61,6 +62,7 @@ mrc_conn_cfg FabricSim::conn_cfg(std::size_t flow, std::uint32_t self, std::uint
     c.mtu = cfg_.mtu;
     if (cfg_.mpr) c.mpr = cfg_.mpr;
     c.cc_algo = cfg_.cc_algo;
+    c.cc.init_wnd_bytes = cfg_.init_wnd_bytes;
     const std::uint64_t psn_fwd = mix(cfg_.seed ^ (flow * 2 + 1)) & MRC_PSN_MASK;
     const std::uint64_t psn_rev = mix(cfg_.seed ^ (flow * 2 + 2)) & MRC_PSN_MASK;
     c.local_init_psn = static_cast<u32>(sender ? psn_fwd : psn_rev);
@@ -82,7 +84,14 @@ mrc_conn_cfg FabricSim::conn_cfg(std::size_t flow, std::uint32_t self, std::uint
 std::size_t FabricSim::add_flow(const FlowSpec& f) {
     if (f.src >= cfg_.net.hosts || f.dst >= cfg_.net.hosts || f.src == f.dst)
         throw std::invalid_argument("fabric: bad flow");
+    if (!f.arrivals.empty() &&
+        (f.arrivals.size() != f.msgs || !std::is_sorted(f.arrivals.begin(), f.arrivals.end())))
+        throw std::invalid_argument("fabric: arrivals must be sorted, one per message");
     const std::size_t idx = flows_.size();
+    if (f.after == static_cast<long>(idx))
+        throw std::invalid_argument("fabric: a flow cannot wait for itself");
+    if (cfg_.rc_baseline && (!f.arrivals.empty() || f.after >= 0))
+        throw std::invalid_argument("fabric: the RoCE-like baseline sends whole flows");
     if (cfg_.rc_baseline) {
         const FabricConfig& n = cfg_.net;
         std::uint32_t w = cfg_.rc_window;
@@ -129,7 +138,19 @@ std::size_t FabricSim::add_flow(const FlowSpec& f) {
         k.peer = s + 1 - i;
         k.flow = idx;
         k.to_send = sender ? f.msgs : 0;
+        mrc_conn_set_tx_room(mc, room_[k.host]);
+        host_conns_[k.host].push_back(s + i);
         conns_.push_back(std::move(k));
+    }
+    // A ring's first flow waits for its last: link whichever comes second.
+    if (f.after >= 0) waits_.emplace_back(static_cast<std::size_t>(f.after), s);
+    for (auto it = waits_.begin(); it != waits_.end();) {
+        if (it->first >= flows_.size()) {
+            ++it;
+            continue;
+        }
+        flows_[it->first].released.push_back(it->second);
+        it = waits_.erase(it);
     }
     at(std::max(f.start, now_), [s](FabricSim& sim) { sim.service(s); });
     return idx;
@@ -157,6 +178,18 @@ bool FabricSim::pump_app(std::uint32_t k) {
     Flow& f = flows_[c.flow];
     bool any = false;
     while (c.to_send && now_ >= f.spec.start) {
+        if (!f.spec.arrivals.empty() && f.spec.arrivals[c.sent] > now_) {
+            if (c.wake_for != c.sent + 1) {
+                c.wake_for = c.sent + 1;
+                at(f.spec.arrivals[c.sent], [k](FabricSim& sim) { sim.service(k); });
+            }
+            break;
+        }
+        // Released by the flow it waits for (drain_events() services us).
+        if (f.spec.after >= 0 && c.sent &&
+            (static_cast<std::size_t>(f.spec.after) >= flows_.size() ||
+             flows_[static_cast<std::size_t>(f.spec.after)].delivered_msgs < c.sent))
+            break;
         u16 msn = 0;
         const int rc = mrc_conn_send(c.c.get(), now_, f.spec.msg_bytes, c.sent, MRC_SEND_IMM,
                                      c.sent + 1, &msn);
@@ -195,8 +228,23 @@ bool FabricSim::drain_tx(std::uint32_t k) {
         p.to_conn = c.peer;
         data_pkts_ += data;
         net_.send(now_, std::move(p));
+        if (data && cfg_.nic_room_bytes) check_nic_room(c.host, d.ev >> 24);
     }
     return any;
+}
+
+void FabricSim::check_nic_room(unsigned host, unsigned plane) {
+    const std::uint32_t port = net_.nic_port(plane, host);
+    if (!(room_[host] >> plane & 1) || net_.backlog(port, now_) < cfg_.nic_room_bytes) return;
+    room_[host] &= ~(1u << plane);
+    for (std::uint32_t k : host_conns_[host]) mrc_conn_set_tx_room(conns_[k].c.get(), room_[host]);
+    at(net_.drained_to(port, cfg_.nic_room_bytes / 2, now_), [host, plane](FabricSim& sim) {
+        sim.room_[host] |= 1u << plane;
+        for (std::uint32_t k : sim.host_conns_[host]) {
+            mrc_conn_set_tx_room(sim.conns_[k].c.get(), sim.room_[host]);
+            sim.service(k);
+        }
+    });
 }
 
 bool FabricSim::drain_events(std::uint32_t k) {
@@ -221,8 +269,12 @@ bool FabricSim::drain_events(std::uint32_t k) {
             f.delivered_msgs++;
             f.delivered_bytes += ev.u.msg.len;
             f.last_delivery = now_;
+            f.msg_done.push_back(now_);
             flows_done_ += f.delivered_msgs == f.spec.msgs;
+            // Not serviced from here: this engine's drain is in progress.
+            for (std::uint32_t w : f.released) at(now_, [w](FabricSim& sim) { sim.service(w); });
         } else if (ev.type == MRC_EVT_CONN_ERROR) {
+            if (!stuck_) error_ = {c.flow, ev.u.error.reason, now_, k % 2 == 0};
             stuck_ = true;
         }
     }
@@ -405,6 +457,7 @@ FlowResult FabricSim::flow(std::size_t i) const {
     r.bad_msgs = f.bad_msgs;
     r.first_send = f.first_send;
     r.last_delivery = f.last_delivery;
+    r.msg_done = f.msg_done;
     std::memset(&r.tx, 0, sizeof(r.tx));
     if (f.rc >= 0) {
         const RcFlow& rc = rcs_[f.rc];
@@ -421,34 +474,6 @@ FlowResult FabricSim::flow(std::size_t i) const {
 
 std::uint64_t FabricSim::delivered_bytes(std::size_t flow) const {
     return flows_[flow].delivered_bytes;
-}
-
-std::vector<unsigned> permutation(unsigned hosts, unsigned hosts_per_t0, std::uint64_t seed) {
-    Rng rng(seed ^ 0x9e3779b9ULL);
-    const bool cross = hosts / hosts_per_t0 > 1;
-    auto ok = [&](unsigned a, unsigned b) {
-        return a != b && (!cross || a / hosts_per_t0 != b / hosts_per_t0);
-    };
-    std::vector<unsigned> p(hosts);
-    for (unsigned i = 0; i < hosts; i++) p[i] = i;
-    for (unsigned i = hosts; i > 1; i--) std::swap(p[i - 1], p[rng.upto(i - 1)]);
-    // Repair: swap a bad target with one that suits both ends.
-    for (int pass = 0; pass < 100; pass++) {
-        bool bad = false;
-        for (unsigned i = 0; i < hosts; i++) {
-            if (ok(i, p[i])) continue;
-            bad = true;
-            for (int tries = 0; tries < 10000; tries++) {
-                const auto j = static_cast<unsigned>(rng.upto(hosts - 1));
-                if (ok(i, p[j]) && ok(j, p[i])) {
-                    std::swap(p[i], p[j]);
-                    break;
-                }
-            }
-        }
-        if (!bad) return p;
-    }
-    throw std::runtime_error("fabric: no permutation found");
 }
 
 double jain(const std::vector<double>& x) {

@@ -13,8 +13,10 @@
 // message is checked by the bytes placed for its MSN against its length.
 //
 // Traffic is a list of flows (source, destination, message size, message
-// count, start time); the patterns the paper uses (permutation, N -> 1
-// incast with a victim) are built from it by the callers. Failures are
+// count, start time, optionally each message's arrival time, optionally a
+// flow whose deliveries release this one's messages); the patterns
+// (fabric_patterns.h: permutation, all-to-all, ring all-reduce, open-loop
+// arrivals; N -> 1 incast with a victim) are built from it by the callers. Failures are
 // scheduled actions on the fabric; an announced NIC port failure is also
 // told to every engine of that host and of its peers (the port-status
 // update MRC 1.0 sends), a silent one is found by the engines. With
@@ -51,7 +53,16 @@ struct FabricSimConfig {
     std::uint32_t mtu = 4096;     // payload bytes per packet
     std::uint32_t mpr = 0;        // 0: the engine default
     std::uint8_t cc_algo = MRC_CC_NSCC;
+    std::uint32_t init_wnd_bytes = 0;  // 0: the engine default (its maximum window)
     std::uint64_t seed = 1;
+    // Transmit room of a host's NIC port: once this much data waits in it,
+    // the host's engines are told the plane has no room
+    // (mrc_conn_set_tx_room()) until it has drained to half. A NIC takes
+    // a packet when its port can send it soon, not a whole window at once:
+    // without it an all-to-all queued 30 MiB in each host's own ports and
+    // the engines' retransmit timers fired on packets still in the host.
+    // 0: unbounded.
+    std::uint64_t nic_room_bytes = 64 << 10;
 };
 
 struct FlowSpec {
@@ -60,6 +71,15 @@ struct FlowSpec {
     std::uint32_t msg_bytes = 1 << 20;
     std::uint32_t msgs = 16;
     Time start = 0;
+    // Open loop: message m is handed to the engine no earlier than
+    // arrivals[m] (sorted; empty: all at `start`, as fast as the engine
+    // takes them). When set, its size must be `msgs`.
+    std::vector<Time> arrivals;
+    // A step of a collective: message m (m >= 1) is handed to the engine
+    // only once flow `after` (an index add_flow() returned) has delivered m
+    // messages, as a ring all-reduce step waits for its predecessor's chunk
+    // (the flow may be added later: a ring's first waits for its last).
+    long after = -1;
 };
 
 struct FlowResult {
@@ -70,7 +90,8 @@ struct FlowResult {
     Time first_send = kNever;
     Time last_delivery = 0;
     bool failed = false;
-    mrc_conn_stats tx{};  // the sender's engine counters
+    mrc_conn_stats tx{};         // the sender's engine counters
+    std::vector<Time> msg_done;  // when each message was delivered (MRC flows)
     // Goodput over [start, last delivery], bits/s (0 before anything arrived).
     double goodput_bps() const;
 };
@@ -101,6 +122,14 @@ class FabricSim {
     std::size_t flows() const { return flows_.size(); }
     std::uint64_t delivered_bytes(std::size_t flow) const;
     std::uint64_t data_pkts() const { return data_pkts_; }
+    // The connection error that ended a run, if one did.
+    struct Error {
+        std::size_t flow = 0;
+        std::uint8_t reason = 0;  // enum mrc_conn_error; 0: none
+        Time at = 0;
+        bool sender = false;
+    };
+    const Error& error() const { return error_; }
     // A flow's sender engine (MRC flows only, not rc_baseline).
     mrc_conn* sender(std::size_t flow) { return conns_[2 * flow].c.get(); }
 
@@ -113,6 +142,7 @@ class FabricSim {
         std::size_t flow = 0;
         std::uint32_t to_send = 0;  // messages not yet accepted
         std::uint32_t sent = 0;
+        std::uint32_t wake_for = 0;  // 1 + the message an arrival wake-up is set for
         Time armed = kNever;
         std::unordered_map<std::uint16_t, std::uint64_t> placed;  // receiver: msn -> bytes
     };
@@ -126,6 +156,8 @@ class FabricSim {
         std::uint32_t bad_msgs = 0;
         Time first_send = kNever;
         Time last_delivery = 0;
+        std::vector<Time> msg_done;
+        std::vector<std::uint32_t> released;  // sender conns waiting on this flow
     };
     struct Timer {
         Time t;
@@ -139,6 +171,7 @@ class FabricSim {
     bool pump_app(std::uint32_t k);
     bool drain_tx(std::uint32_t k);
     bool drain_events(std::uint32_t k);
+    void check_nic_room(unsigned host, unsigned plane);
     void deliver(FabricPacket& p);
     void rc_send(std::size_t flow, Time now, const std::vector<RcSegment>& segs, bool to_rx);
     void rc_deliver(FabricPacket& p);
@@ -152,6 +185,9 @@ class FabricSim {
     std::vector<Conn> conns_;
     std::vector<Flow> flows_;
     std::vector<RcFlow> rcs_;
+    std::vector<std::uint32_t> room_;                           // per host: planes with room
+    std::vector<std::vector<std::uint32_t>> host_conns_;        // per host: its engines
+    std::vector<std::pair<std::size_t, std::uint32_t>> waits_;  // (flow not yet added, conn)
     std::vector<RcSegment> rc_out_;
     std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
     std::multimap<std::pair<Time, std::uint64_t>, std::function<void(FabricSim&)>> actions_;
@@ -161,12 +197,9 @@ class FabricSim {
     std::uint64_t same_instant_ = 0;
     Time now_ = 0;
     bool stuck_ = false;
+    Error error_;
 };
 
-// Patterns. A permutation: host i sends to perm[i], no host to itself and,
-// when the fabric has more than one T0, never under its own T0 (every flow
-// crosses the spines). Deterministic for a seed.
-std::vector<unsigned> permutation(unsigned hosts, unsigned hosts_per_t0, std::uint64_t seed);
 // Jain's fairness index of a set of rates.
 double jain(const std::vector<double>& x);
 

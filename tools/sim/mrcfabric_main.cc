@@ -4,6 +4,8 @@
 //
 //   mrcfabric --hosts 64 --planes 8 --pattern permutation --routing srv6
 //   mrcfabric --pattern incast --incast 7 --trim-kb 100 --ecn-kb 50:100
+//   mrcfabric --pattern ring --msg-kb 65536     (one ring all-reduce of 64 MiB)
+//   mrcfabric --pattern openloop --load 0.5 --duration-us 500 --msg-kb 64
 //
 // Exit status: 0 when every flow's messages were delivered intact, 1 when
 // the run ended otherwise (deadline, connection error), 2 on bad flags.
@@ -15,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "fabric_sim.h"
+#include "fabric_patterns.h"
 
 using namespace mrc::sim;
 
@@ -27,9 +29,11 @@ namespace {
                  "  [--rate-gbps R] [--fabric-gbps F] [--delay-ns D] [--queue-kb Q]\n"
                  "  [--ecn-kb KMIN:KMAX] [--trim-kb T] [--loss P] [--routing srv6|ecmp]\n"
                  "  [--single-path] [--roce] [--link-loss PLANE:T0:T1:P]\n"
-                 "  [--pattern permutation|incast] [--incast N] [--msg-kb M] [--msgs C]\n"
+                 "  [--pattern permutation|incast|alltoall|ring|openloop] [--incast N]\n"
+                 "  [--msg-kb M] [--msgs C] [--load L] [--duration-us D]\n"
                  "  [--fail nic:PLANE:HOST@US[:silent]] [--fail link:PLANE:T0:T1@US]\n"
                  "  [--fail t1:PLANE:T1@US] [--cc nscc|uec] [--mpr N] [--rto-exp E] [--seed S]\n"
+                 "  [--nic-room-kb K] [--init-wnd-kb W]\n"
                  "  [--deadline-ms MS]\n");
     std::exit(2);
 }
@@ -71,6 +75,7 @@ int main(int argc, char** argv) {
     unsigned incast = 7;
     std::uint32_t msg_kb = 1024, msgs = 8;
     double deadline_ms = 1000;
+    double load = 0.5, duration_us = 500;  // openloop
     std::vector<Failure> fails;
     std::vector<std::array<double, 4>> link_loss;  // plane, t0, t1, p
     for (int i = 1; i < argc; i++) {
@@ -120,8 +125,14 @@ int main(int argc, char** argv) {
             cfg.net.routing = Routing::Ecmp;
         } else if (a == "--pattern") {
             pattern = val();
-            if (pattern != "permutation" && pattern != "incast") usage();
-        } else if (a == "--incast")
+            if (pattern != "permutation" && pattern != "incast" && pattern != "alltoall" &&
+                pattern != "ring" && pattern != "openloop")
+                usage();
+        } else if (a == "--load")
+            load = num(val());
+        else if (a == "--duration-us")
+            duration_us = num(val());
+        else if (a == "--incast")
             incast = static_cast<unsigned>(num(val()));
         else if (a == "--msg-kb")
             msg_kb = static_cast<std::uint32_t>(num(val()));
@@ -135,6 +146,10 @@ int main(int argc, char** argv) {
             cfg.mpr = static_cast<std::uint32_t>(num(val()));
         else if (a == "--rto-exp")
             cfg.rto_exp = static_cast<std::uint8_t>(num(val()));
+        else if (a == "--init-wnd-kb")
+            cfg.init_wnd_bytes = static_cast<std::uint32_t>(num(val()) * 1024);
+        else if (a == "--nic-room-kb")
+            cfg.nic_room_bytes = static_cast<std::uint64_t>(num(val()) * 1024);
         else if (a == "--seed")
             cfg.seed = cfg.net.seed = static_cast<std::uint64_t>(num(val()));
         else if (a == "--deadline-ms")
@@ -163,19 +178,36 @@ int main(int argc, char** argv) {
     constexpr Time kSteady = 100 * kUs;
     std::size_t victim = 0;
     std::uint64_t victim_at_steady = 0;
+    double line_Bps = 0;
     try {
         FabricSim sim(cfg);
         const unsigned H = cfg.net.hosts;
         const std::uint32_t bytes = msg_kb * 1024;
         if (pattern == "permutation") {
             const auto p = permutation(H, cfg.net.hosts_per_t0, cfg.seed);
-            for (unsigned h = 0; h < H; h++) sim.add_flow({h, p[h], bytes, msgs, 0});
+            for (unsigned h = 0; h < H; h++) sim.add_flow({h, p[h], bytes, msgs, 0, {}, -1});
+        } else if (pattern == "alltoall") {
+            for (const FlowSpec& f : all_to_all(H, bytes, msgs)) sim.add_flow(f);
+        } else if (pattern == "ring") {
+            // --msg-kb is the buffer each host reduces.
+            const auto ring = ring_order(H, cfg.net.hosts_per_t0);
+            for (const FlowSpec& f : ring_allreduce(ring, bytes, 0)) sim.add_flow(f);
+        } else if (pattern == "openloop") {
+            // --load of each host's payload line rate (its ports' rate less
+            // the headers of a full packet).
+            const double hdr = 60.0 + cfg.net.overhead_bytes;  // BTH, METH, RETH, ICRC: about
+            line_Bps = static_cast<double>(cfg.net.host_rate_Bps) * cfg.net.planes * cfg.mtu /
+                       (cfg.mtu + hdr);
+            for (const FlowSpec& f : open_loop(H, load, line_Bps, bytes,
+                                               static_cast<Time>(duration_us * kUs), cfg.seed))
+                sim.add_flow(f);
         } else {
             // N -> host 0 from other T0s; a victim flow into host 1 (host 0's
             // T0, sharing its spine downlinks) from the last host.
             if (incast + 2 > H) usage();
-            for (unsigned k = 0; k < incast; k++) sim.add_flow({H - 2 - k, 0, bytes, msgs, 0});
-            victim = sim.add_flow({H - 1, 1, bytes, msgs, 0});
+            for (unsigned k = 0; k < incast; k++)
+                sim.add_flow({H - 2 - k, 0, bytes, msgs, 0, {}, -1});
+            victim = sim.add_flow({H - 1, 1, bytes, msgs, 0, {}, -1});
             sim.at(kSteady, [&](FabricSim& s) { victim_at_steady = s.delivered_bytes(victim); });
         }
         for (const auto& l : link_loss)
@@ -203,11 +235,21 @@ int main(int argc, char** argv) {
             timeouts += fr.tx.timeouts;
             rtx += fr.tx.tx_rtx_pkts;
         }
+        // Per port kind (NIC, T0 up, T1 down, T0 down): where the fabric
+        // queued, marked and trimmed.
+        std::array<PortCounters, 4> kinds{};
         for (std::uint32_t p = 0; p < sim.net().port_count(); p++) {
-            trims += sim.net().port(p).trims;
-            drops += sim.net().port(p).drops;
-            lost += sim.net().port(p).lost;
-            marks += sim.net().port(p).marks;
+            const PortCounters& pc = sim.net().port(p);
+            trims += pc.trims;
+            drops += pc.drops;
+            lost += pc.lost;
+            marks += pc.marks;
+            PortCounters& k = kinds[static_cast<std::size_t>(sim.net().kind(p))];
+            k.bytes += pc.bytes;
+            k.trims += pc.trims;
+            k.marks += pc.marks;
+            k.drops += pc.drops;
+            k.max_backlog = std::max(k.max_backlog, pc.max_backlog);
         }
         double sum = 0;
         for (double g : gbps) sum += g;
@@ -233,6 +275,57 @@ int main(int argc, char** argv) {
                 "\"incast_jain\":%.4f,",
                 gbps.back(), steady, senders.empty() ? 0.0 : jain(senders));
         }
+        if (pattern == "alltoall" || pattern == "ring" || pattern == "openloop") {
+            // Collectives: when the last byte arrived; open loop: every
+            // message's completion time (arrival to delivery) and its
+            // slowdown against the message alone on an idle fabric (its
+            // payload at line rate plus 4 hops of propagation).
+            Time end = 0;
+            std::vector<double> fct, slow;
+            const double alone_ns = line_Bps > 0
+                                        ? static_cast<double>(bytes) * 1e9 / line_Bps +
+                                              4.0 * static_cast<double>(cfg.net.link_delay_ns)
+                                        : 0;
+            for (std::size_t i = 0; i < sim.flows(); i++) {
+                const FlowResult fr = sim.flow(i);
+                end = std::max(end, fr.last_delivery);
+                for (std::size_t m = 0; m < fr.msg_done.size() && !fr.spec.arrivals.empty(); m++) {
+                    const double ns = static_cast<double>(fr.msg_done[m] - fr.spec.arrivals[m]);
+                    fct.push_back(ns / 1e3);
+                    slow.push_back(ns / alone_ns);
+                }
+            }
+            std::printf("\"completion_us\":%.2f,", static_cast<double>(end) / 1e3);
+            if (pattern == "ring") {
+                // NCCL's bus bandwidth: what each host's links carried per second.
+                const double n = H;
+                std::printf("\"busbw_gbps\":%.2f,",
+                            end ? 2 * (n - 1) / n * bytes * 8 / static_cast<double>(end) : 0.0);
+            }
+            if (pattern == "openloop")
+                std::printf(
+                    "\"messages\":%zu,\"offered_gbps\":%.2f,\"fct_us\":{\"p50\":%.2f,"
+                    "\"p99\":%.2f,\"max\":%.2f},\"slowdown\":{\"p50\":%.2f,\"p99\":%.2f,"
+                    "\"max\":%.2f},",
+                    fct.size(), load * line_Bps * 8 / 1e9, pct(fct, 0.5), pct(fct, 0.99),
+                    pct(fct, 1), pct(slow, 0.5), pct(slow, 0.99), pct(slow, 1));
+        }
+        std::printf("\"ports\":{");
+        static const char* const kKindName[] = {"nic", "t0_up", "t1_down", "t0_down"};
+        for (std::size_t k = 0; k < kinds.size(); k++)
+            std::printf(
+                "%s\"%s\":{\"bytes\":%llu,\"trims\":%llu,\"ce_marks\":%llu,\"drops\":%llu,"
+                "\"max_backlog\":%llu}",
+                k ? "," : "", kKindName[k], static_cast<unsigned long long>(kinds[k].bytes),
+                static_cast<unsigned long long>(kinds[k].trims),
+                static_cast<unsigned long long>(kinds[k].marks),
+                static_cast<unsigned long long>(kinds[k].drops),
+                static_cast<unsigned long long>(kinds[k].max_backlog));
+        std::printf("},");
+        if (sim.error().reason)
+            std::printf("\"error\":{\"flow\":%zu,\"side\":\"%s\",\"reason\":%u,\"at_us\":%.2f},",
+                        sim.error().flow, sim.error().sender ? "sender" : "receiver",
+                        sim.error().reason, static_cast<double>(sim.error().at) / 1e3);
         std::printf(
             "\"steps\":%llu,\"timeouts\":%llu,\"retransmits\":%llu,\"trims\":%llu,\"drops\":%llu,"
             "\"lost\":%llu,\"ce_marks\":%llu,\"wall\":{\"seconds\":%.3f,\"data_pkts\":%llu,"

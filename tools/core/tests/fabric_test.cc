@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "fabric_sim.h"
+#include "fabric_patterns.h"
 
 using namespace mrc::sim;
 
@@ -165,7 +165,7 @@ double port_payload_gbps(const FabricSimConfig& c) {
 std::vector<double> run_permutation(const FabricSimConfig& c, std::uint32_t msgs) {
     FabricSim sim(c);
     const auto p = permutation(c.net.hosts, c.net.hosts_per_t0, c.seed);
-    for (unsigned h = 0; h < c.net.hosts; h++) sim.add_flow({h, p[h], 1 << 20, msgs, 0});
+    for (unsigned h = 0; h < c.net.hosts; h++) sim.add_flow({h, p[h], 1 << 20, msgs, 0, {}, -1});
     const RunResult r = sim.run(50 * kMs);
     EXPECT_TRUE(r.done) << r.why;
     std::vector<double> g;
@@ -216,8 +216,8 @@ constexpr Time kSteady = 100 * kUs;
 IncastRun run_incast(unsigned n, std::uint32_t msgs) {
     FabricSimConfig c = fabric_cfg(32, 8);
     FabricSim sim(c);
-    for (unsigned k = 0; k < n; k++) sim.add_flow({30 - k, 0, 1 << 20, msgs, 0});
-    const std::size_t victim = sim.add_flow({31, 1, 1 << 20, msgs, 0});
+    for (unsigned k = 0; k < n; k++) sim.add_flow({30 - k, 0, 1 << 20, msgs, 0, {}, -1});
+    const std::size_t victim = sim.add_flow({31, 1, 1 << 20, msgs, 0, {}, -1});
     std::uint64_t at_steady = 0;
     sim.at(kSteady, [&](FabricSim& s) { at_steady = s.delivered_bytes(victim); });
     const RunResult r = sim.run(50 * kMs);
@@ -239,17 +239,21 @@ IncastRun run_incast(unsigned n, std::uint32_t msgs) {
 
 }  // namespace
 
-// 7 -> 1 incast next to a victim flow into the incast receiver's T0: once
-// the incast has converged (100 us), the victim keeps its goodput within
-// 10 % of running alone. (Over the whole run it keeps about 81 %: the
-// seven first windows, 1.5 BDP each, overload the spines' downlinks into
-// that T0 for the first round trips, and the victim's packets are trimmed
-// there with the incast's; mrc-sim.rst.)
+// 7 -> 1 incast next to a victim flow into the incast receiver's T0: the
+// victim keeps its goodput within 10 % of running alone, once the incast
+// has converged (100 us) and over the whole run. (Without the NICs'
+// transmit room, FabricSimConfig::nic_room_bytes, the whole run kept 82 %:
+// the seven first windows, 1.5 BDP each, left the senders at once and
+// overloaded the spines' downlinks into that T0; mrc-sim.rst.)
 TEST(FabricSim, IncastLeavesTheVictimAlone) {
     const IncastRun solo = run_incast(0, 32);
     const IncastRun with = run_incast(7, 32);
     EXPECT_GE(with.victim_steady_gbps, 0.9 * solo.victim_steady_gbps)
         << with.victim_steady_gbps << " vs " << solo.victim_steady_gbps << " Gb/s alone";
+    // Over the whole run too, first windows included (93 %: the senders'
+    // NICs take their first windows a port's room at a time).
+    EXPECT_GE(with.victim_gbps, 0.9 * solo.victim_gbps)
+        << with.victim_gbps << " vs " << solo.victim_gbps << " Gb/s alone";
     // The incast itself fills the receiver's eight ports.
     double sum = 0;
     for (double g : with.senders_gbps) sum += g;
@@ -273,7 +277,7 @@ namespace {
 FlowResult run_port_down(bool fail, bool announced) {
     FabricSimConfig c = fabric_cfg(32, 8);
     FabricSim sim(c);
-    sim.add_flow({31, 1, 1 << 20, 64, 0});
+    sim.add_flow({31, 1, 1 << 20, 64, 0, {}, -1});
     if (fail) sim.set_nic_up(3, 31, false, 50 * kUs, announced);
     const RunResult r = sim.run(50 * kMs);
     EXPECT_TRUE(r.done) << r.why;
@@ -302,7 +306,7 @@ TEST(FabricSim, OneNicPortOfEightDownKeepsSevenEighths) {
 TEST(FabricSim, AnnouncedPortDownMovesTrafficOffThePlane) {
     FabricSimConfig c = fabric_cfg(32, 8);
     FabricSim sim(c);
-    sim.add_flow({31, 1, 1 << 20, 16, 0});
+    sim.add_flow({31, 1, 1 << 20, 16, 0, {}, -1});
     std::uint64_t before = 0;
     sim.set_nic_up(3, 31, false, 20 * kUs, true);
     sim.at(20 * kUs + 1,
@@ -372,7 +376,7 @@ TEST(FabricSim, RoceBaselineRecoversLossByGoingBack) {
     c.net.routing = Routing::Ecmp;
     c.net.loss = 0.01;
     FabricSim sim(c);
-    sim.add_flow({31, 1, 1 << 20, 8, 0});
+    sim.add_flow({31, 1, 1 << 20, 8, 0, {}, -1});
     const RunResult r = sim.run(50 * kMs);
     ASSERT_TRUE(r.done) << r.why;
     const FlowResult f = sim.flow(0);
@@ -381,4 +385,127 @@ TEST(FabricSim, RoceBaselineRecoversLossByGoingBack) {
     EXPECT_GT(f.tx.tx_rtx_pkts, f.tx.rx_nacks);  // a NAK costs the window behind it
     // One 100G port at most.
     EXPECT_LT(f.goodput_bps(), 100e9);
+}
+
+namespace {
+
+struct CollectiveRun {
+    RunResult r;
+    std::vector<FlowResult> flows;
+    std::uint64_t timeouts = 0;
+    std::uint64_t max_nic_backlog = 0;
+};
+
+CollectiveRun run_flows(const FabricSimConfig& c, const std::vector<FlowSpec>& specs) {
+    FabricSim sim(c);
+    for (const FlowSpec& f : specs) sim.add_flow(f);
+    CollectiveRun out;
+    out.r = sim.run(50 * kMs);
+    for (std::size_t i = 0; i < sim.flows(); i++) {
+        out.flows.push_back(sim.flow(i));
+        out.timeouts += out.flows.back().tx.timeouts;
+    }
+    for (unsigned p = 0; p < c.net.planes; p++)
+        for (unsigned h = 0; h < c.net.hosts; h++)
+            out.max_nic_backlog =
+                std::max(out.max_nic_backlog, sim.net().port(sim.net().nic_port(p, h)).max_backlog);
+    return out;
+}
+
+}  // namespace
+
+TEST(FabricPatterns, BuildWhatTheySay) {
+    EXPECT_EQ(all_to_all(16, 4096, 2).size(), 16u * 15u);
+    // Every ring neighbour is under another T0; every host once.
+    const auto ring = ring_order(32, 4);
+    std::vector<unsigned> sorted = ring;
+    std::sort(sorted.begin(), sorted.end());
+    for (unsigned h = 0; h < 32; h++) EXPECT_EQ(sorted[h], h);
+    for (unsigned i = 0; i < 32; i++) EXPECT_NE(ring[i] / 4, ring[(i + 1) % 32] / 4) << i;
+    const auto ar = ring_allreduce(ring, 32 << 20, 5);
+    ASSERT_EQ(ar.size(), 32u);
+    EXPECT_EQ(ar[0].msgs, 62u);
+    EXPECT_EQ(ar[0].msg_bytes, 1u << 20);
+    EXPECT_EQ(ar[0].after, 5 + 31);
+    EXPECT_EQ(ar[7].after, 5 + 6);
+    // Open loop: the offered load is what was asked (within 10 % over
+    // ~2,000 messages), no host sends to itself, arrivals in the window.
+    const double line_Bps = 100e9;
+    const auto ol = open_loop(16, 0.5, line_Bps, 64 << 10, 300 * kUs, 3);
+    double bytes = 0;
+    for (const FlowSpec& f : ol) {
+        EXPECT_NE(f.src, f.dst);
+        EXPECT_EQ(f.arrivals.size(), f.msgs);
+        EXPECT_TRUE(std::is_sorted(f.arrivals.begin(), f.arrivals.end()));
+        EXPECT_LT(f.arrivals.back(), 300 * kUs);
+        bytes += static_cast<double>(f.msgs) * f.msg_bytes;
+    }
+    const double offered = bytes / 16 / 300e-6;
+    EXPECT_NEAR(offered, 0.5 * line_Bps, 0.1 * 0.5 * line_Bps);
+}
+
+// A host's NIC takes packets as its port can send them: in an all-to-all
+// (every host 15 MiB to 15 peers at once) no host queues more than its
+// transmit room in its own ports, and no packet times out. Unbounded
+// (nic_room_bytes 0), each host queued its engines' first windows, 7 MiB,
+// and the retransmit timers fired on packets still waiting in the sender.
+TEST(FabricSim, AllToAllWithinTheNicsRoomWithoutTimeouts) {
+    FabricSimConfig c = fabric_cfg(16, 8);
+    const CollectiveRun a = run_flows(c, all_to_all(16, 1 << 20, 1));
+    ASSERT_TRUE(a.r.done) << a.r.why;
+    for (const FlowResult& f : a.flows) EXPECT_EQ(f.delivered_msgs, 1u);
+    EXPECT_EQ(a.timeouts, 0u);
+    EXPECT_LE(a.max_nic_backlog, c.nic_room_bytes + 2 * (c.mtu + 200));
+}
+
+// Ring all-reduce: a host sends step s's chunk only after it received
+// step s - 1's, and the ring keeps most of the line rate (bus bandwidth
+// >= 70 % of 8 ports: each of the 14 steps pays a round trip).
+TEST(FabricSim, RingAllReduceStepsWaitForTheirPredecessor) {
+    FabricSimConfig c = fabric_cfg(8, 8);
+    const auto ring = ring_order(8, 4);
+    // One host starts 50 us late: everyone's later steps wait for it.
+    auto late = ring_allreduce(ring, 32 << 20, 0);
+    late[0].start = 50 * kUs;
+    const CollectiveRun w = run_flows(c, late);
+    ASSERT_TRUE(w.r.done) << w.r.why;
+    for (std::size_t i = 0; i < w.flows.size(); i++) {
+        const FlowResult& f = w.flows[i];
+        const FlowResult& pred = w.flows[static_cast<std::size_t>(f.spec.after)];
+        ASSERT_EQ(f.msg_done.size(), 14u);
+        // Step s arrived at least one crossing (4 hops) after step s - 1
+        // arrived at its sender.
+        for (std::size_t s = 1; s < f.msg_done.size(); s++)
+            EXPECT_GE(f.msg_done[s], pred.msg_done[s - 1] + 4 * c.net.link_delay_ns)
+                << "flow " << i << " step " << s;
+    }
+    const CollectiveRun a = run_flows(c, ring_allreduce(ring, 32 << 20, 0));
+    ASSERT_TRUE(a.r.done) << a.r.why;
+    Time end = 0;
+    for (const FlowResult& f : a.flows) end = std::max(end, f.last_delivery);
+    const double busbw = 2.0 * 7 / 8 * (32 << 20) * 8 / static_cast<double>(end);
+    EXPECT_GE(busbw, 0.7 * 8 * port_payload_gbps(c)) << busbw << " Gb/s";
+}
+
+// Open-loop arrivals: no message leaves before it arrives, and at 30 %
+// load messages finish close to alone (p99 slowdown below 3: 64 KiB at
+// 8 ports is 0.7 us, plus 2 us of propagation).
+TEST(FabricSim, OpenLoopMessagesLeaveAtTheirArrival) {
+    FabricSimConfig c = fabric_cfg(16, 8);
+    const double line_Bps = 8 * port_payload_gbps(c) * 1e9 / 8;
+    const CollectiveRun a = run_flows(c, open_loop(16, 0.3, line_Bps, 64 << 10, 200 * kUs, 1));
+    ASSERT_TRUE(a.r.done) << a.r.why;
+    const double alone = (64 << 10) * 1e9 / line_Bps + 4.0 * c.net.link_delay_ns;
+    std::vector<double> slow;
+    for (const FlowResult& f : a.flows) {
+        ASSERT_EQ(f.msg_done.size(), f.spec.msgs);
+        for (std::size_t m = 0; m < f.msg_done.size(); m++) {
+            EXPECT_GE(f.msg_done[m], f.spec.arrivals[m] + 4 * c.net.link_delay_ns);
+            slow.push_back(static_cast<double>(f.msg_done[m] - f.spec.arrivals[m]) / alone);
+        }
+    }
+    ASSERT_GT(slow.size(), 500u);
+    std::sort(slow.begin(), slow.end());
+    EXPECT_LT(slow[slow.size() * 99 / 100], 3.0);
+    EXPECT_EQ(a.timeouts, 0u);
 }
