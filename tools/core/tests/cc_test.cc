@@ -4,9 +4,7 @@
 // quadrants and signals (kmod/core/mrc_cc_nscc.c) and the fixed window.
 #include <gtest/gtest.h>
 
-extern "C" {
-#include "mrc_cc.h"
-}
+#include "cc_ack.h"
 
 namespace {
 
@@ -20,16 +18,6 @@ mrc_cc_profile profile() {
     mrc_cc_profile_defaults(&p);
     p.base_rtt_ns = kBase;
     return p;
-}
-
-mrc_cc_ack ack(u64 now, u32 bytes, u64 rtt, u8 ecn = MRC_ECN_NONE) {
-    mrc_cc_ack a{};
-
-    a.now = now;
-    a.acked_bytes = bytes;
-    a.rtt_ns = rtt;
-    a.ecn = ecn;
-    return a;
 }
 
 class CcTest : public ::testing::Test {

@@ -7,25 +7,13 @@
 // adjustment with eta, the receiver's byte count.
 #include <gtest/gtest.h>
 
-extern "C" {
-#include "mrc_cc.h"
-}
+#include "cc_ack.h"
 
 namespace {
 
 constexpr u32 kMtu = 4096;
 constexpr u64 kBase = 10000;  // 10 us
 constexpr u64 kTarget = 7500;
-
-mrc_cc_ack ack(u64 now, u32 bytes, u64 rtt, u8 ecn = MRC_ECN_NONE) {
-    mrc_cc_ack a{};
-
-    a.now = now;
-    a.acked_bytes = bytes;
-    a.rtt_ns = rtt;
-    a.ecn = ecn;
-    return a;
-}
 
 class UecTest : public ::testing::Test {
   protected:
