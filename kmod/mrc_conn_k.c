@@ -387,6 +387,10 @@ static void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep)
 	if (kind == MRC_EP_CLOSE || ms->state == MRC_ST_ESTABLISHED) {
 		ep->conn.dst_qpn = ms->peer_qpn;
 		ep->conn.dst_conn = ms->peer_conn_id;
+	} else if (ms->state == MRC_ST_CONNECTING) {
+		/* The server's cookie, once a RETRY answer gave us one. */
+		ep->conn.dst_qpn = ms->hs_cookie_qpn;
+		ep->conn.dst_conn = ms->hs_cookie_conn;
 	}
 	/* Close: OK = no more sends (SHUT_WR), RESET = the socket is gone. */
 	if (kind == MRC_EP_CLOSE && ms->released)
@@ -937,6 +941,9 @@ int mrc_conn_connect(struct mrc_sock *ms)
 	spin_lock_bh(&ms->lock);
 	ms->state = MRC_ST_CONNECTING;
 	ms->hs_tries = 1;
+	ms->hs_cookie_qpn = 0;
+	ms->hs_cookie_conn = 0;
+	ms->hs_cookies = 0;
 	ms->hs_deadline = mrc_now() + MRC_HS_RTO_MS * NSEC_PER_MSEC;
 	mrc_conn_send_req(ms, MRC_EP_CONNECT, &q);
 	mrc_arm(ms, ms->hs_deadline);
@@ -1214,12 +1221,23 @@ static struct mrc_sock *mrc_find_listener(struct mrc_net *mn, u16 port,
 	return NULL;
 }
 
-static void mrc_hs_reject(struct net *net, const struct in6_addr *saddr,
+/*
+ * A stateless answer to a connect request from @saddr: a reject, or a
+ * cookie to echo (MRC_EP_ST_RETRY, mrc_hs_guard.c). No socket stands
+ * behind it, and its source has proven nothing: within the namespace's
+ * answer rate only. Return: true if sent.
+ */
+static bool mrc_hs_answer(struct net *net, const struct in6_addr *saddr,
 			  const struct in6_addr *daddr, int oif,
 			  const struct mrc_ep *req, u8 status)
 {
+	struct mrc_net *mn = mrc_net(net);
 	struct mrc_ep ep;
 
+	if (!mrc_hs_answer_allowed(&mn->hs_guard, saddr)) {
+		mrc_net_count(mn, MRC_CNT_HS_LIMITED);
+		return false;
+	}
 	memset(&ep, 0, sizeof(ep));
 	ep.kind = MRC_EP_CONNECT;
 	ep.token = req->token;
@@ -1228,10 +1246,17 @@ static void mrc_hs_reject(struct net *net, const struct in6_addr *saddr,
 	ep.conn.status = status;
 	ep.conn.dst_qpn = req->conn.src_qpn;
 	ep.conn.dst_conn = req->conn.src_conn;
+	if (status == MRC_EP_ST_RETRY)
+		mrc_hs_cookie_make(&mn->hs_guard, saddr, daddr, req,
+				   &ep.conn.src_qpn, &ep.conn.src_conn);
 	mrc_send_ep(net, NULL, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+	return true;
 }
 
-/* A duplicate connect request: answer again from the existing child. */
+/*
+ * A duplicate connect request: answer again from the existing child,
+ * within the namespace's answer rate (the request's source may be spoofed).
+ */
 static bool mrc_hs_dup(struct net *net, struct mrc_net *mn,
 		       const struct in6_addr *saddr, int oif,
 		       const struct mrc_ep *req)
@@ -1254,6 +1279,10 @@ static bool mrc_hs_dup(struct net *net, struct mrc_net *mn,
 		if (found)
 			mrc_fill_ep(ms, MRC_EP_CONNECT, &ep);
 		spin_unlock(&ms->lock);
+		if (found && !mrc_hs_answer_allowed(&mn->hs_guard, saddr)) {
+			mrc_net_count(mn, MRC_CNT_HS_LIMITED);
+			found = false;
+		}
 		if (found) {
 			ep.conn.dst_qpn = req->conn.src_qpn;
 			ep.conn.dst_conn = req->conn.src_conn;
@@ -1278,8 +1307,8 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	struct mrc_ep ep;
 	int err;
 
-	if (c->dst_qpn || c->dst_conn || c->status || c->src_qpn < 16 ||
-	    !c->src_service || !c->dst_service) {
+	if (c->status || c->src_qpn < 16 || !c->src_service ||
+	    !c->dst_service) {
 		mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
 		return;
 	}
@@ -1288,14 +1317,26 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	lst = mrc_find_listener(mn, c->dst_service, daddr);
 	if (!lst) {
 		mrc_net_count(mn, MRC_CNT_CONN_REFUSED);
-		mrc_hs_reject(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED);
+		mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED);
 		return;
+	}
+	/*
+	 * Nothing is kept for a request until it echoes our cookie: its
+	 * source then received at its address (mrc_hs_guard.c).
+	 */
+	if (!mrc_hs_has_cookie(req) ||
+	    !mrc_hs_cookie_ok(&mn->hs_guard, saddr, daddr, req)) {
+		if (mrc_hs_has_cookie(req))
+			mrc_net_count(mn, MRC_CNT_HS_COOKIE_BAD);
+		if (mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_RETRY))
+			mrc_net_count(mn, MRC_CNT_HS_COOKIE_SENT);
+		goto out;
 	}
 	spin_lock(&lst->lock);
 	if (lst->state != MRC_ST_LISTEN || lst->dead) {
 		spin_unlock(&lst->lock);
 		mrc_net_count(mn, MRC_CNT_CONN_REFUSED);
-		mrc_hs_reject(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED);
+		mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED);
 		goto out;
 	}
 	if (sk_acceptq_is_full(&lst->sk)) {
@@ -1456,6 +1497,23 @@ static void mrc_hs_resp(struct net *net, const struct in6_addr *saddr,
 		/* A repeated answer to a retransmitted request: harmless. */
 		if (ms->state != MRC_ST_ESTABLISHED || c->src_qpn != ms->peer_qpn)
 			mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+		goto unlock;
+	}
+	if (c->status == MRC_EP_ST_RETRY) {
+		/*
+		 * The server keeps nothing until we echo its cookie: send the
+		 * request again at once with it (and in every retransmission).
+		 * A server that keeps asking is left to the handshake timer.
+		 */
+		if (ms->hs_cookies >= MRC_HS_COOKIE_ECHOES ||
+		    !(c->src_qpn || c->src_conn)) {
+			mrc_net_count(mn, MRC_CNT_RX_BAD_HS);
+			goto unlock;
+		}
+		ms->hs_cookies++;
+		ms->hs_cookie_qpn = c->src_qpn;
+		ms->hs_cookie_conn = c->src_conn;
+		mrc_conn_send_req(ms, MRC_EP_CONNECT, &q);
 		goto unlock;
 	}
 	if (c->status != MRC_EP_ST_OK) {

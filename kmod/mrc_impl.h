@@ -130,6 +130,7 @@
 #include "core/mrc_engine.h"
 #include "mrc_cfg.h"
 #include "mrc_compat.h"
+#include "mrc_hs_guard.h"
 
 #undef pr_fmt
 #define pr_fmt(fmt) "mrc: " fmt
@@ -206,6 +207,13 @@
  *                         (answered receiver-not-ready, as a full buffer)
  * @MRC_CNT_CONN_ICMP:     connect attempts failed by an ICMPv6 error
  *                         (port unreachable: ECONNREFUSED)
+ * @MRC_CNT_HS_COOKIE_SENT: connect requests answered with a cookie
+ *                         (RETRY, no state kept; mrc_hs_guard.c)
+ * @MRC_CNT_HS_COOKIE_BAD: connect requests whose echoed cookie did not
+ *                         verify (forged, or older than two slots)
+ * @MRC_CNT_HS_LIMITED:    answers to unproven sources (rejects, cookie
+ *                         answers, repeated accepts) not sent:
+ *                         net.mrc.handshake_answer_rate exceeded
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -257,6 +265,9 @@ enum mrc_net_counter {
 	MRC_CNT_TX_MEM_LIMIT,
 	MRC_CNT_RX_MEM_LIMIT,
 	MRC_CNT_CONN_ICMP,
+	MRC_CNT_HS_COOKIE_SENT,
+	MRC_CNT_HS_COOKIE_BAD,
+	MRC_CNT_HS_LIMITED,
 	__MRC_CNT_MAX,
 };
 
@@ -305,6 +316,7 @@ struct mrc_net {
 	DECLARE_HASHTABLE(peer_hash, MRC_CONN_HASH_BITS);
 	u32 nconns;
 	int progress_timeout_ms;
+	struct mrc_hs_guard hs_guard;
 	struct ctl_table_header *sysctl;
 };
 
@@ -495,6 +507,11 @@ struct mrc_mp {
  * @timer:      the connection's only timer (handshake, engine deadline)
  * @timer_stall_deferred: the current expiry was late and got a grace period
  * @hs_tries:   connect/close requests sent so far
+ * @hs_cookie_qpn: connecting: the cookie the server's RETRY answer gave
+ *              (top 24 bits), echoed as dst_qpn of our requests; 0: none
+ * @hs_cookie_conn: connecting: its low 16 bits, echoed as dst_conn
+ * @hs_cookies: connecting: RETRY answers followed (at most
+ *              MRC_HS_COOKIE_ECHOES)
  * @hs_deadline: handshake timer deadline (ns, CLOCK_MONOTONIC)
  * @tx_cap:     size of @txm (engine tx_max_msgs)
  * @txm:        messages queued in the engine, index msn % @tx_cap
@@ -584,6 +601,9 @@ struct mrc_sock {
 	struct hrtimer timer;
 	bool timer_stall_deferred;
 	u8 hs_tries;
+	u32 hs_cookie_qpn;
+	u16 hs_cookie_conn;
+	u8 hs_cookies;
 	u64 hs_deadline;
 	u16 tx_cap;
 	struct mrc_msgbuf **txm;

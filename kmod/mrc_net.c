@@ -62,6 +62,9 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_TX_MEM_LIMIT]	= "TxMemLimit",
 	[MRC_CNT_RX_MEM_LIMIT]	= "RxMemLimit",
 	[MRC_CNT_CONN_ICMP]	= "ConnectIcmpErrors",
+	[MRC_CNT_HS_COOKIE_SENT] = "ConnectCookiesSent",
+	[MRC_CNT_HS_COOKIE_BAD]	= "ConnectCookiesBad",
+	[MRC_CNT_HS_LIMITED]	= "HandshakeAnswersLimited",
 };
 
 /**
@@ -100,6 +103,7 @@ static int mrc_progress_min = MRC_PROGRESS_TIMEOUT_MS_MIN;
 static int mrc_progress_max = MRC_PROGRESS_TIMEOUT_MS_MAX;
 static int mrc_port_min = 1;
 static int mrc_port_max = 65535;
+static int mrc_hs_rate_max = MRC_HS_ANSWER_RATE_MAX;
 
 /*
  * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
@@ -145,6 +149,14 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.extra1		= &mrc_port_min,
 		.extra2		= &mrc_port_max,
 	},
+	{
+		.procname	= "handshake_answer_rate",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &mrc_hs_rate_max,
+	},
 	{ }
 };
 
@@ -159,6 +171,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 		return -ENOMEM;
 	t[0].data = &mn->progress_timeout_ms;
 	t[1].data = &mn->udp_port;
+	t[2].data = &mn->hs_guard.rate;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
 					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {
@@ -213,6 +226,7 @@ static int __net_init mrc_net_init(struct net *net)
 	hash_init(mn->qpn_hash);
 	hash_init(mn->peer_hash);
 	mn->nconns = 0;
+	mrc_hs_guard_init(&mn->hs_guard);
 
 	if (mrc_sysctl_init(net, mn))
 		return -ENOMEM;

@@ -235,6 +235,10 @@ enum mrc_ep_kind {
  * @MRC_EP_ST_ABORT: close request of an aborted socket (SO_LINGER with a
  *	zero timeout): what was not acknowledged is dropped, and the peer
  *	fails the connection with ECONNRESET
+ * @MRC_EP_ST_RETRY: connect response without state: send the request
+ *	again, echoing this response's src_qpn and src_conn (a cookie) as
+ *	its dst_qpn and dst_conn; the server keeps nothing until a request
+ *	echoes a valid cookie (the client proved it receives at its address)
  * @MRC_EP_ST_NR: number of values
  */
 enum mrc_ep_status {
@@ -243,6 +247,7 @@ enum mrc_ep_status {
 	MRC_EP_ST_INVAL = 2,
 	MRC_EP_ST_RESET = 3,
 	MRC_EP_ST_ABORT = 4,
+	MRC_EP_ST_RETRY = 5,
 	MRC_EP_ST_NR,
 };
 
@@ -438,11 +443,14 @@ struct mrc_probe {
  * @dst_service: service id (port) of the receiver
  * @src_service: service id of the sender
  * @src_qpn: the sender's QPN: every packet to it carries it as BTH.dest_qp
- *	(24 bits; 0 in a reject)
+ *	(24 bits; 0 in a reject; a MRC_EP_ST_RETRY response's cookie top
+ *	24 bits, with its low 16 bits in @src_conn)
  * @status: enum mrc_ep_status (responses), MRC_EP_ST_OK in requests
- * @dst_qpn: the receiver's QPN (24 bits); 0 in a connect request
+ * @dst_qpn: the receiver's QPN (24 bits); in a connect request 0, or the
+ *	cookie's top 24 bits (echoed from a MRC_EP_ST_RETRY response)
  * @src_conn: the sender's connection id
- * @dst_conn: the receiver's connection id; 0 in a connect request
+ * @dst_conn: the receiver's connection id; in a connect request 0, or the
+ *	cookie's low 16 bits
  * @init_psn: first PSN the sender sends (24 bits)
  * @max_msg_len: longest message the sender accepts
  */

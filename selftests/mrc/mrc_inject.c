@@ -51,6 +51,15 @@
  * after it. The UDP checksum is computed for the destination the packet
  * has when it reaches UDP. Prints one line "srh: total N badfirst N ...
  * badtype N".
+ *
+ *   mrc_inject -C -d ADDR -b SRCPREFIX -p SERVICE [-n COUNT] [-s SEED]
+ *
+ * -C: a connect-request flood from spoofed sources: raw IPv6 packets to
+ * ADDR whose source is SRCPREFIX with its low 64 bits drawn at random per
+ * packet, each a well-formed connect request (valid ICRC and UDP checksum
+ * for that source) to SERVICE with random ids; every other one echoes a
+ * random (forged) cookie. Nobody at those sources ever answers. Prints
+ * one line "connect flood: total N forged_cookie N".
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -485,6 +494,91 @@ static int inject_srh(const struct in6_addr *dst, const char *src_s,
 	return 0;
 }
 
+/* ---- -C: connect requests from spoofed sources ---- */
+
+static int connect_packet(uint8_t *buf, unsigned long i, const struct in6_addr *src,
+			  const struct in6_addr *dst, uint16_t service)
+{
+	struct mrc_icrc_ip6 ctx;
+	uint16_t sport = 0xc000 | (rnd() & 0x3fff);
+	struct mrc_pkt p;
+	int mlen, udp = IP6_HLEN;
+
+	base(&p, MRC_OP_EP_REQ, MRC_QPN_EP);
+	p.ep.kind = MRC_EP_CONNECT;
+	p.ep.token = (uint16_t)rnd();
+	p.ep.ftype = MRC_TS_FTYPE;
+	p.ep.conn.dst_service = service;
+	p.ep.conn.src_service = (uint16_t)(1 + rnd() % 0xfffe);
+	p.ep.conn.src_qpn = 16 + rnd() % (MRC_QPN_MASK - 16);
+	p.ep.conn.src_conn = (uint16_t)(1 + rnd() % 0xfffe);
+	p.ep.conn.init_psn = rnd() & MRC_PSN_MASK;
+	p.ep.conn.max_msg_len = 1 << 20;
+	if (i & 1) {	/* a forged cookie */
+		p.ep.conn.dst_qpn = 1 + rnd() % MRC_QPN_MASK;
+		p.ep.conn.dst_conn = (uint16_t)rnd();
+	}
+	memcpy(ctx.saddr, src, 16);
+	memcpy(ctx.daddr, dst, 16);
+	ctx.sport = sport;
+	ctx.dport = MRC_UDP_PORT;
+	mlen = mrc_pkt_encode_ip6(&ctx, &p, buf + udp + 8, 2048);
+	if (mlen < 0)
+		return mlen;
+	memset(buf, 0, IP6_HLEN);
+	buf[0] = 0x60;
+	buf[6] = NH_UDP;
+	buf[7] = 64;
+	memcpy(buf + 8, src, 16);
+	memcpy(buf + 24, dst, 16);
+	put16(buf + 4, (uint16_t)(8 + mlen));
+	put16(buf + udp, sport);
+	put16(buf + udp + 2, MRC_UDP_PORT);
+	put16(buf + udp + 4, (uint16_t)(8 + mlen));
+	put16(buf + udp + 6, 0);
+	put16(buf + udp + 6, udp6_csum(src, dst, buf + udp, 8 + mlen));
+	return udp + 8 + mlen;
+}
+
+static int inject_connect(const struct in6_addr *dst, const char *prefix_s,
+			  uint16_t service, unsigned long count)
+{
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_addr = *dst };
+	unsigned long i, forged = 0;
+	struct in6_addr src;
+	uint8_t buf[4096];
+	int fd, len, k;
+
+	if (!prefix_s || inet_pton(AF_INET6, prefix_s, &src) != 1 || !service) {
+		fprintf(stderr, "mrc_inject -C needs -b SRCPREFIX and -p SERVICE\n");
+		return 2;
+	}
+	fd = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0) {
+		perror("socket(AF_INET6, SOCK_RAW, IPPROTO_RAW)");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		for (k = 8; k < 16; k++)
+			src.s6_addr[k] = (uint8_t)rnd();
+		len = connect_packet(buf, i, &src, dst, service);
+		if (len < 0) {
+			fprintf(stderr, "encode: %d\n", len);
+			return 1;
+		}
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+			perror("sendto");
+			return 1;
+		}
+		forged += i & 1;
+		if (!(i % 32))
+			usleep(1000);	/* leave the receiver's backlog some room */
+	}
+	printf("connect flood: total %lu forged_cookie %lu\n", count, forged);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in6 dst = { .sin6_family = AF_INET6, .sin6_port = htons(MRC_UDP_PORT) };
@@ -494,11 +588,12 @@ int main(int argc, char **argv)
 	const char *bind_addr = NULL, *fwd_addr = NULL;
 	uint8_t buf[2048];
 	struct mrc_pkt p;
-	int fd, c, len, k, srh = 0;
+	int fd, c, len, k, srh = 0, flood = 0;
+	unsigned long service = 0;
 	socklen_t slen;
 
 	rs = 12345;
-	while ((c = getopt(argc, argv, "d:q:c:n:b:s:f:S")) != -1) {
+	while ((c = getopt(argc, argv, "d:q:c:n:b:s:f:p:SC")) != -1) {
 		switch (c) {
 		case 'd':
 			if (inet_pton(AF_INET6, optarg, &dst.sin6_addr) != 1)
@@ -511,12 +606,17 @@ int main(int argc, char **argv)
 		case 's': rs = strtoull(optarg, NULL, 0); break;
 		case 'f': fwd_addr = optarg; break;
 		case 'S': srh = 1; break;
+		case 'C': flood = 1; break;
+		case 'p': service = strtoul(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: mrc_inject -d ADDR -q QPN -c CACK [-n N] [-b SRC]\n"
-				"       mrc_inject -S -d ADDR -q QPN -b SRC -f FWD [-n N]\n");
+				"       mrc_inject -S -d ADDR -q QPN -b SRC -f FWD [-n N]\n"
+				"       mrc_inject -C -d ADDR -b SRCPREFIX -p SERVICE [-n N]\n");
 			return 2;
 		}
 	}
+	if (flood)
+		return inject_connect(&dst.sin6_addr, bind_addr, (uint16_t)service, count);
 	if (!qpn)
 		return 2;
 	if (srh)

@@ -4,6 +4,9 @@
  *
  *   mrc_sock_helper bind PORT [ADDR]   bind, print "bound PORT", exit 0
  *   mrc_sock_helper hold PORT [ADDR]   bind, print "ready", wait for a signal
+ *   mrc_sock_helper listen PORT [ADDR] bind, listen (backlog 128), print
+ *                                      "ready", wait for a signal; never
+ *                                      accepts
  *
  * On failure it prints "error <errno name>" and exits 1, so a script can
  * assert the exact errno.
@@ -32,8 +35,9 @@ int main(int argc, char **argv)
 	socklen_t len = sizeof(sa);
 	int fam = mrc_family(), fd;
 
-	if (argc < 3 || (strcmp(argv[1], "bind") && strcmp(argv[1], "hold"))) {
-		fprintf(stderr, "usage: %s bind|hold PORT [ADDR]\n", argv[0]);
+	if (argc < 3 || (strcmp(argv[1], "bind") && strcmp(argv[1], "hold") &&
+			 strcmp(argv[1], "listen"))) {
+		fprintf(stderr, "usage: %s bind|hold|listen PORT [ADDR]\n", argv[0]);
 		return 2;
 	}
 	/* Before the module is loaded there is no sysfs file to read: the
@@ -63,6 +67,8 @@ int main(int argc, char **argv)
 		printf("bound %u\n", ntohs(sa.smrc_port));
 		return close(fd) ? fail() : 0;
 	}
+	if (!strcmp(argv[1], "listen") && listen(fd, 128))
+		return fail();
 	printf("ready %u\n", ntohs(sa.smrc_port));
 	fflush(stdout);
 	pause();

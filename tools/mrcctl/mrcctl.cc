@@ -229,8 +229,11 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "tx_mem_limit",
     "rx_mem_limit",
     "connect_icmp_errors",
+    "connect_cookies_sent",
+    "connect_cookies_bad",
+    "handshake_answers_limited",
 };
-static_assert(MRC_STATS_ATTR_CONNECT_ICMP_ERRORS == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_HANDSHAKE_ANSWERS_LIMITED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

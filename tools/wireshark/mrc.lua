@@ -41,7 +41,8 @@ local EP_OPS = { [0] = "PORT_STATUS_UPDATE", [1] = "EV_PROBE", [2] = "undefined"
 local VENDOR_HS = { [0x10] = "connect (our extension)", [0x11] = "close (our extension)" }
 local HDR_TYPES = { [1] = "SETH", [2] = "NETH", [3] = "PETH", [4] = "ERTH", [5] = "EETH" }
 local NEXT_HDR = { [0] = "none", [1] = "CC_STATE", [0x1f] = "vendor body" }
-local HS_STATUS = { [0] = "OK", [1] = "REFUSED", [2] = "INVAL", [3] = "RESET", [4] = "ABORT" }
+local HS_STATUS = { [0] = "OK", [1] = "REFUSED", [2] = "INVAL", [3] = "RESET", [4] = "ABORT",
+	[5] = "RETRY" }
 
 local pf = {}
 -- field(key, type, abbrev, label, base, valuestring, mask)

@@ -362,6 +362,13 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_RX_MEM_LIMIT: received messages refused for memory
  * @MRC_STATS_ATTR_CONNECT_ICMP_ERRORS: connect attempts failed by an ICMPv6
  *	error (port unreachable: ECONNREFUSED)
+ * @MRC_STATS_ATTR_CONNECT_COOKIES_SENT: connect requests answered with a
+ *	cookie (RETRY: the server keeps no state until the cookie is echoed)
+ * @MRC_STATS_ATTR_CONNECT_COOKIES_BAD: connect requests whose echoed cookie
+ *	did not verify (forged, or expired)
+ * @MRC_STATS_ATTR_HANDSHAKE_ANSWERS_LIMITED: answers to unproven sources
+ *	(rejects, cookie answers, repeated accepts) not sent for
+ *	net.mrc.handshake_answer_rate
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -425,6 +432,9 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_TX_MEM_LIMIT,
 	MRC_STATS_ATTR_RX_MEM_LIMIT,
 	MRC_STATS_ATTR_CONNECT_ICMP_ERRORS,
+	MRC_STATS_ATTR_CONNECT_COOKIES_SENT,
+	MRC_STATS_ATTR_CONNECT_COOKIES_BAD,
+	MRC_STATS_ATTR_HANDSHAKE_ANSWERS_LIMITED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,

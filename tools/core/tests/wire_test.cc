@@ -845,6 +845,38 @@ TEST(WireEpConn, KnownAnswersAndRejects) {
     EXPECT_EQ(d.tx_ts, 0x0a0b);
 }
 
+// The stateless cookie answer (status 5, RETRY): the 40-bit cookie
+// 0xC0FFEE_BEEF in src QPN and src conn, the client's ids as usual; and
+// the request that echoes it in dst QPN and dst conn. Hand-assembled.
+TEST(WireEpConn, CookieRetryAndEchoKnownAnswers) {
+    const Bytes retry =
+        hex("50 30 00 10 5678 1234 C0FFEE 05 0000AB 00 BEEF 0007 000000 00 00000000"
+            "0A0B 000000000000");
+    mrc_ep d{};
+    ASSERT_EQ(mrc_eeth_decode(retry.data(), MRC_EETH_LEN, &d), MRC_EETH_LEN);
+    EXPECT_EQ(d.conn.status, MRC_EP_ST_RETRY);
+    EXPECT_EQ(d.conn.src_qpn, 0xc0ffeeu);
+    EXPECT_EQ(d.conn.src_conn, 0xbeef);
+    EXPECT_EQ(d.conn.dst_qpn, 0xabu);
+    EXPECT_EQ(d.conn.dst_conn, 7);
+    Bytes got(64);
+    EXPECT_EQ(mrc_eeth_encode(&d, got.data(), MRC_EETH_LEN), MRC_EETH_LEN);
+    EXPECT_EQ(Bytes(got.begin(), got.begin() + MRC_EETH_LEN), retry);
+
+    const u32 len = MRC_EP_LEN + MRC_EP_CONN_LEN;
+    const Bytes echo =
+        hex("4F 83 00 10 00000000 00000000 0A0B 0001"
+            "1234 5678 0000AB 00 C0FFEE 00 0007 BEEF 123456 00 00100000");
+    mrc_ep e = kat_conn_req();
+    e.conn.dst_qpn = 0xc0ffee;
+    e.conn.dst_conn = 0xbeef;
+    EXPECT_EQ(mrc_erth_encode(&e, got.data(), len), static_cast<int>(len));
+    EXPECT_EQ(Bytes(got.begin(), got.begin() + len), echo);
+    ASSERT_EQ(mrc_erth_decode(echo.data(), len, &d), static_cast<int>(len));
+    EXPECT_EQ(d.conn.dst_qpn, 0xc0ffeeu);
+    EXPECT_EQ(d.conn.dst_conn, 0xbeef);
+}
+
 TEST(WireEpConn, WholePacketRoundTrip) {
     for (u8 op : {MRC_OP_EP_REQ, MRC_OP_EP_RESP}) {
         for (u8 kind : {MRC_EP_CONNECT, MRC_EP_CLOSE}) {
