@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <list>
@@ -159,9 +160,17 @@ class MeasureWindow {
 
     void Begin() {
         std::lock_guard<std::mutex> lock(mu_);
+        begun_cv_.notify_all();
         if (begun_++) return;
         t0_ = Clock::now();
         a_ = ReadCpuSample(path_);
+    }
+    // Until every connection has begun measuring (it is connected and
+    // sending), or `max` has passed (one failed: its error is reported
+    // when its thread is joined).
+    void WaitAllBegun(Clock::duration max) {
+        std::unique_lock<std::mutex> lock(mu_);
+        begun_cv_.wait_for(lock, max, [this] { return begun_ >= streams_; });
     }
     void End() {
         std::lock_guard<std::mutex> lock(mu_);
@@ -182,6 +191,7 @@ class MeasureWindow {
     std::string path_;
     size_t streams_;
     std::mutex mu_;
+    std::condition_variable begun_cv_;
     size_t begun_ = 0, ended_ = 0;
     Clock::time_point t0_{}, t1_{};
     std::optional<CpuSample> a_, b_;
@@ -712,6 +722,9 @@ RunResult RunOnce(const Config& c, std::ostream& err) {
             }
         });
     }
+    // The latency test starts once every load connection is sending: with
+    // 2 cores a short test could otherwise finish before a loader ran.
+    if (c.load) load_window.WaitAllBegun(std::chrono::seconds(10));
     struct StopLoad {
         std::atomic<bool>& stop;
         std::vector<std::jthread>& threads;
