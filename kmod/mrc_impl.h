@@ -49,6 +49,10 @@
  *  - mrc_net.udp_mutex (mutex, process context only): creation of the
  *    per-namespace UDP socket on first use.
  *
+ *  - mrc_net.hs_guard.lock (spinlock, BH-safe): the handshake answer
+ *    buckets (mrc_hs_guard.c). A leaf: taken in the receive softirq with
+ *    no other lock of the module held, never held across anything else.
+ *
  *  - Lock order: socket lock (lock_sock) -> mrc_sock.lock of a listener ->
  *    mrc_sock.lock of a child -> mrc_net.conn_lock / mrc_net.bind_lock.
  *    The receive path takes at most one connection lock at a time except
