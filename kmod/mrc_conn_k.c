@@ -1324,8 +1324,7 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	 * Nothing is kept for a request until it echoes our cookie: its
 	 * source then received at its address (mrc_hs_guard.c).
 	 */
-	if (!mrc_hs_has_cookie(req) ||
-	    !mrc_hs_cookie_ok(&mn->hs_guard, saddr, daddr, req)) {
+	if (!mrc_hs_cookie_ok(&mn->hs_guard, saddr, daddr, req)) {
 		if (mrc_hs_has_cookie(req))
 			mrc_net_count(mn, MRC_CNT_HS_COOKIE_BAD);
 		if (mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_RETRY))

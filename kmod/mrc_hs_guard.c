@@ -191,7 +191,7 @@ void mrc_hs_cookie_make(const struct mrc_hs_guard *g,
  * @daddr: its destination
  * @req: the request (dst_qpn, dst_conn: the echoed cookie)
  *
- * Return: true if it does.
+ * Return: true if it does (false when it echoes none).
  */
 bool mrc_hs_cookie_ok(const struct mrc_hs_guard *g,
 		      const struct in6_addr *saddr,
@@ -201,6 +201,8 @@ bool mrc_hs_cookie_ok(const struct mrc_hs_guard *g,
 	u32 slot = (u32)(got >> MRC_HS_MAC_BITS);
 	u32 now = mrc_hs_slot_now();
 
+	if (!mrc_hs_has_cookie(req))
+		return false;
 	if (slot != now && slot != ((now - 1) & MRC_HS_SLOT_MASK))
 		return false;
 	return mrc_hs_cookie(g, saddr, daddr, req, slot) == got;

@@ -182,6 +182,43 @@ static uint16_t udp6_csum(const struct in6_addr *src, const struct in6_addr *dst
 	return sum ? sum : 0xffff;
 }
 
+/*
+ * An IPv6 header from @src to @dst, hop limit 64, next header @nh, traffic
+ * class and flow label 0; the payload length is the caller's.
+ */
+static void put_ip6(uint8_t *buf, const struct in6_addr *src, const struct in6_addr *dst,
+		    uint8_t nh)
+{
+	memset(buf, 0, IP6_HLEN);
+	buf[0] = 0x60;
+	buf[6] = nh;
+	buf[7] = 64;
+	memcpy(buf + 8, src, 16);
+	memcpy(buf + 24, dst, 16);
+}
+
+/* IPPROTO_RAW: the IPv6 header is ours (IPV6_HDRINCL implied). -1: reported. */
+static int raw_socket(void)
+{
+	int fd = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
+
+	if (fd < 0)
+		perror("socket(AF_INET6, SOCK_RAW, IPPROTO_RAW)");
+	return fd;
+}
+
+/* Send @len bytes of @buf (IPv6 header included) to @dst. -1: reported. */
+static int raw_send(int fd, const struct in6_addr *dst, const uint8_t *buf, int len)
+{
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_addr = *dst };
+
+	if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		perror("sendto");
+		return -1;
+	}
+	return 0;
+}
+
 /* An 8-byte hop-by-hop or destination options header: one PadN option. */
 static int put_opts(uint8_t *p, uint8_t nh)
 {
@@ -409,13 +446,9 @@ static int srh_packet(uint8_t *buf, unsigned long i, uint32_t qpn,
 	srh_make(kind, round, &sp, dst, fwd);
 	if (kind <= SRH_BADTLV || kind == SRH_VALID || kind == SRH_BADTYPE)
 		flav = round % 3;
-	memset(buf, 0, IP6_HLEN);
-	buf[0] = 0x60;
+	put_ip6(buf, src, dst, 0);
 	buf[1] = (uint8_t)(rnd() & 0x0f);	/* flow label */
 	put16(buf + 2, (uint16_t)rnd());
-	buf[7] = 64;
-	memcpy(buf + 8, src, 16);
-	memcpy(buf + 24, dst, 16);
 	if (flav == 1) {
 		*nhp = NH_HOP;
 		nhp = &buf[off];
@@ -459,7 +492,6 @@ static int srh_packet(uint8_t *buf, unsigned long i, uint32_t qpn,
 static int inject_srh(const struct in6_addr *dst, const char *src_s,
 		      const char *fwd_s, uint32_t qpn, unsigned long count)
 {
-	struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_addr = *dst };
 	unsigned long sent[SRH_KINDS] = { 0 }, i;
 	struct in6_addr src, fwd;
 	uint8_t buf[4096];
@@ -470,18 +502,13 @@ static int inject_srh(const struct in6_addr *dst, const char *src_s,
 		fprintf(stderr, "mrc_inject -S needs -b SRCADDR and -f FWDADDR\n");
 		return 2;
 	}
-	/* IPPROTO_RAW: the IPv6 header is ours (IPV6_HDRINCL implied) */
-	fd = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
-	if (fd < 0) {
-		perror("socket(AF_INET6, SOCK_RAW, IPPROTO_RAW)");
+	fd = raw_socket();
+	if (fd < 0)
 		return 1;
-	}
 	for (i = 0; i < count; i++) {
 		len = srh_packet(buf, i, qpn, &src, dst, &fwd);
-		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
-			perror("sendto");
+		if (raw_send(fd, dst, buf, len))
 			return 1;
-		}
 		sent[i % SRH_KINDS]++;
 		if (!(i % 16))
 			usleep(1000);	/* leave the receiver's backlog some room */
@@ -525,12 +552,7 @@ static int connect_packet(uint8_t *buf, unsigned long i, const struct in6_addr *
 	mlen = mrc_pkt_encode_ip6(&ctx, &p, buf + udp + 8, 2048);
 	if (mlen < 0)
 		return mlen;
-	memset(buf, 0, IP6_HLEN);
-	buf[0] = 0x60;
-	buf[6] = NH_UDP;
-	buf[7] = 64;
-	memcpy(buf + 8, src, 16);
-	memcpy(buf + 24, dst, 16);
+	put_ip6(buf, src, dst, NH_UDP);
 	put16(buf + 4, (uint16_t)(8 + mlen));
 	put16(buf + udp, sport);
 	put16(buf + udp + 2, MRC_UDP_PORT);
@@ -543,7 +565,6 @@ static int connect_packet(uint8_t *buf, unsigned long i, const struct in6_addr *
 static int inject_connect(const struct in6_addr *dst, const char *prefix_s,
 			  uint16_t service, unsigned long count)
 {
-	struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_addr = *dst };
 	unsigned long i, forged = 0;
 	struct in6_addr src;
 	uint8_t buf[4096];
@@ -553,11 +574,9 @@ static int inject_connect(const struct in6_addr *dst, const char *prefix_s,
 		fprintf(stderr, "mrc_inject -C needs -b SRCPREFIX and -p SERVICE\n");
 		return 2;
 	}
-	fd = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
-	if (fd < 0) {
-		perror("socket(AF_INET6, SOCK_RAW, IPPROTO_RAW)");
+	fd = raw_socket();
+	if (fd < 0)
 		return 1;
-	}
 	for (i = 0; i < count; i++) {
 		for (k = 8; k < 16; k++)
 			src.s6_addr[k] = (uint8_t)rnd();
@@ -566,10 +585,8 @@ static int inject_connect(const struct in6_addr *dst, const char *prefix_s,
 			fprintf(stderr, "encode: %d\n", len);
 			return 1;
 		}
-		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
-			perror("sendto");
+		if (raw_send(fd, dst, buf, len))
 			return 1;
-		}
 		forged += i & 1;
 		if (!(i % 32))
 			usleep(1000);	/* leave the receiver's backlog some room */

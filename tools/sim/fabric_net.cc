@@ -197,7 +197,7 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
     const std::uint64_t rate = rate_[port];
     const std::uint64_t now_ps = now * 1000;
     const std::uint64_t busy = std::max(busy_ps_[port], now_ps);
-    const std::uint64_t backlog = rate ? (busy - now_ps) * rate / kPsPerSec : 0;
+    const std::uint64_t backlog = this->backlog(port, now);
     // A host's own NIC port queues what its engines send (the window bounds
     // it): a NIC does not trim, mark or drop its own traffic.
     const bool nic = kind(port) == PortKind::Nic;
