@@ -211,8 +211,14 @@ static void mrc_conn_unhash(struct mrc_net *mn, struct mrc_sock *ms)
 	spin_unlock_bh(&mn->conn_lock);
 }
 
-/* Payload bytes per data packet on a path of @path_mtu bytes. */
-static u32 mrc_mtu_for(u32 path_mtu)
+/**
+ * mrc_mtu_for() - payload bytes per data packet on a path
+ * @path_mtu: the largest IPv6 packet (header included) the path carries,
+ *	outside any encapsulation
+ *
+ * Return: a multiple of 4, at least MRC_MTU_MIN, at most MRC_K_MTU_CAP.
+ */
+u32 mrc_mtu_for(u32 path_mtu)
 {
 	u32 over = sizeof(struct ipv6hdr) + sizeof(struct udphdr) +
 		   MRC_DATA_HDR_MAX + MRC_ICRC_LEN + 3;

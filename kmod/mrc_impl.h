@@ -98,6 +98,15 @@
  *    of one connection at a time (spin_lock_bh()). The datapath never
  *    takes RTNL or the configuration mutex, so the order cannot invert.
  *
+ *  - ICMPv6 Packet Too Big (mrc_pmtu.c), softirq: RCU walk of
+ *    mrc_net.qpn_hash, a socket reference, then mrc_sock.lock of one
+ *    connection at a time (spin_lock()), which lowers mrc_sock.mtu and
+ *    mrc_sock.pmtu with WRITE_ONCE(); the transmit path, which runs
+ *    without the lock, reads pmtu once per batch (READ_ONCE()). A batch
+ *    built before the change is sent at its old size (fragmented only if
+ *    it read the new pmtu), and its losses are retransmitted. Lock order:
+ *    RCU -> mrc_sock.lock, as for port-status updates.
+ *
  *  - Netlink connection dump (MRC_CMD_CONN_GET, mrc_nl.c), process
  *    context: RCU walk of mrc_net.qpn_hash (no conn_lock, no socket
  *    reference), then mrc_sock.lock of one connection at a time
@@ -218,6 +227,13 @@
  * @MRC_CNT_HS_LIMITED:    answers to unproven sources (rejects, cookie
  *                         answers, repeated accepts) not sent:
  *                         net.mrc.handshake_answer_rate exceeded
+ * @MRC_CNT_PTB:           ICMPv6 Packet Too Big reports that lowered a
+ *                         connection's MTU (mrc_pmtu.c)
+ * @MRC_CNT_PTB_IGNORED:   Packet Too Big reports about our port that did
+ *                         not: no live connection, a PSN not in flight, an
+ *                         MTU not below the connection's
+ * @MRC_CNT_PMTU_RTX:      packets in flight resent at once because a
+ *                         Packet Too Big made them too big for the path
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -272,6 +288,9 @@ enum mrc_net_counter {
 	MRC_CNT_HS_COOKIE_SENT,
 	MRC_CNT_HS_COOKIE_BAD,
 	MRC_CNT_HS_LIMITED,
+	MRC_CNT_PTB,
+	MRC_CNT_PTB_IGNORED,
+	MRC_CNT_PMTU_RTX,
 	__MRC_CNT_MAX,
 };
 
@@ -506,7 +525,11 @@ struct mrc_mp {
  * @peer_init_psn:  first PSN the peer sends
  * @token:      connect request id, echoed by the response
  * @peer_max_msg: longest message the peer accepts
- * @mtu:        payload bytes per data packet of this connection
+ * @mtu:        payload bytes per data packet of this connection; lowered
+ *              (never raised) by an ICMPv6 Packet Too Big (mrc_pmtu.c)
+ * @pmtu:       0, or the largest inner IPv6 packet (IPv6 + UDP + MRC) a
+ *              Packet Too Big allowed: the transmit path fragments larger
+ *              ones (cut before it). Written under @lock, read without it
  * @conn:       the protocol engine (established only)
  * @timer:      the connection's only timer (handshake, engine deadline)
  * @timer_stall_deferred: the current expiry was late and got a grace period
@@ -594,6 +617,7 @@ struct mrc_sock {
 	struct in6_addr saddr;
 	u32 qpn;
 	u32 peer_qpn;
+	u32 pmtu;
 	u16 local_conn_id;
 	u16 peer_conn_id;
 	u32 local_init_psn;
@@ -671,6 +695,7 @@ void mrc_sock_free_child(struct sock *sk);
 int mrc_udp_get(struct net *net);
 void mrc_udp_net_exit(struct mrc_net *mn);
 u16 mrc_udp_sport(u32 ev);
+__be16 mrc_udp_dport(const struct net *net);
 int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
 	      struct flowi6 *fl6, struct dst_entry **dstp);
 struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
@@ -719,6 +744,14 @@ void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt 
 void mrc_conn_wake(struct sock *sk, int band);
 void mrc_conn_icmp_err(struct net *net, const struct in6_addr *daddr,
 		       const struct mrc_pkt *pkt, int err);
+u32 mrc_mtu_for(u32 path_mtu);
+
+/* mrc_pmtu.c: ICMPv6 Packet Too Big on every encapsulation */
+int mrc_pmtu_init_module(void);
+void mrc_pmtu_exit_module(void);
+void mrc_pmtu_report(struct net *net, const struct sk_buff *skb,
+		     unsigned int mrc_off, const struct in6_addr *daddr,
+		     u32 mtu, u32 encap);
 
 /* A data packet the local stack refused to send (mrc_xmit_queue()). */
 struct mrc_local_drop {

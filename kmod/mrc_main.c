@@ -82,13 +82,18 @@ static int __init mrc_init(void)
 	err = mrc_nl_init_module();
 	if (err)
 		goto fail_notifier;
-	err = mrc_sock_init_module();
+	err = mrc_pmtu_init_module();
 	if (err)
 		goto fail_nl;
+	err = mrc_sock_init_module();
+	if (err)
+		goto fail_pmtu;
 
 	pr_info("AF_MRC registered as address family %d\n", mrc_family);
 	return 0;
 
+fail_pmtu:
+	mrc_pmtu_exit_module();
 fail_nl:
 	mrc_nl_exit_module();
 fail_notifier:
@@ -107,6 +112,7 @@ fail:
 static void __exit mrc_exit(void)
 {
 	mrc_sock_exit_module();
+	mrc_pmtu_exit_module();
 	mrc_nl_exit_module();
 	mrc_cfg_notifier_exit();
 	mrc_mem_exit_module();

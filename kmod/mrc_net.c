@@ -65,6 +65,9 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_HS_COOKIE_SENT] = "ConnectCookiesSent",
 	[MRC_CNT_HS_COOKIE_BAD]	= "ConnectCookiesBad",
 	[MRC_CNT_HS_LIMITED]	= "HandshakeAnswersLimited",
+	[MRC_CNT_PTB]		= "PktTooBig",
+	[MRC_CNT_PTB_IGNORED]	= "PktTooBigIgnored",
+	[MRC_CNT_PMTU_RTX]	= "PmtuRetransmits",
 };
 
 /**

@@ -797,7 +797,7 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 	mi->mi_state = ms->state;
 	mi->mi_qpn = ms->qpn;
 	mi->mi_peer_qpn = ms->peer_qpn;
-	mi->mi_mtu = ms->mtu;
+	mi->mi_mtu = READ_ONCE(ms->mtu);
 	for (i = 0; i < MRC_INFO_PLANES; i++) {
 		mi->mi_planes[i].tx_pkts = READ_ONCE(ms->plane_pkts[i]);
 		mi->mi_planes[i].tx_bytes = READ_ONCE(ms->plane_bytes[i]);

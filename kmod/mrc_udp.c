@@ -501,6 +501,12 @@ static void mrc_udp_err_quote(struct sock *sk, struct sk_buff *skb,
 	u32 len;
 	int err;
 
+	if (icmp->icmp6_type == ICMPV6_PKT_TOOBIG) {
+		/* UDP has lowered the route's PMTU; the connection follows. */
+		mrc_pmtu_report(sock_net(sk), skb, off, &ip6->daddr,
+				ntohl(icmp->icmp6_mtu), 0);
+		return;
+	}
 	if (!icmpv6_err_convert(icmp->icmp6_type, icmp->icmp6_code, &err))
 		return;		/* not a hard error */
 	if (skb->len <= off)
@@ -593,7 +599,7 @@ void mrc_udp_net_exit(struct mrc_net *mn)
  * The UDP port packets are sent to: the one this namespace's socket is
  * bound to (net.mrc.udp_port when it was created); peers agree on it.
  */
-static __be16 mrc_udp_dport(const struct net *net)
+__be16 mrc_udp_dport(const struct net *net)
 {
 	return READ_ONCE(mrc_net(net)->udp_dport);
 }
@@ -859,6 +865,7 @@ struct mrc_txp {
 	int oif;
 	u16 sport;
 	u32 label;
+	u32 pmtu;	/* 0, or the connection's mrc_sock.pmtu */
 };
 
 static bool mrc_txp_encap(const struct mrc_txp *tp)
@@ -949,81 +956,27 @@ static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp,
 }
 
 /*
- * Push UDP, IPv6 and (srh, usid) the outer headers in front of the MRC
- * packet at skb->data and send it. Consumes @skb and a reference on @dst.
+ * Push the outer headers of srh and usid in front of the inner IPv6 packet
+ * at skb->data (none: nothing) and send it. Consumes @skb and a reference
+ * on @dst.
  */
-static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
-			struct dst_entry *dst, const struct mrc_txp *tp)
+static int mrc_xmit_outer(struct net *net, struct sk_buff *skb,
+			  struct dst_entry *dst, const struct mrc_txp *tp,
+			  u8 tclass, __be32 flow, int hl)
 {
-	u8 tclass = mrc_cb(skb)->tclass;	/* before IP6CB() takes the cb */
-	u32 segs = mrc_cb(skb)->segs, seg_len = mrc_cb(skb)->seg_len;
-	__be16 dport = mrc_udp_dport(net);
-	bool encap = mrc_txp_encap(tp);
-	int hl = ip6_dst_hoplimit(dst);
+	bool gso = skb_is_gso(skb);
 	struct ipv6_sr_hdr *srh;
 	struct ipv6hdr *ip6h;
-	struct udphdr *uh;
 	u32 i, n, srhlen;
-	__be32 flow;
 	u8 nh;
-	int len;
 
-	mrc_put_icrc(skb, tp, dport, segs > 1 ? seg_len : skb->len);
-	__skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh = udp_hdr(skb);
-	uh->source = htons(tp->sport);
-	uh->dest = dport;
-	len = skb->len;
-	uh->len = htons(len);
-	uh->check = 0;
-	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb_dst_set(skb, dst);
-	if (segs > 1) {
-		/*
-		 * A flowcell: UDP segmentation offload (as UDP_SEGMENT) cuts
-		 * it into one datagram per MRC packet, each with its own
-		 * length and checksum, at the device that cannot take it
-		 * whole (or in software before the wire).
-		 */
-		skb_shinfo(skb)->gso_size = seg_len;
-		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
-		skb_shinfo(skb)->gso_segs = segs;
-	}
-	if (segs > 1 || encap) {
-		/*
-		 * The checksum is left to the device (CHECKSUM_PARTIAL), also
-		 * through srh/usid, whose inner headers are set below as an
-		 * ip6ip6 tunnel's: a device without checksum offload for
-		 * encapsulated packets has validate_xmit_skb() complete it in
-		 * software, at the inner UDP header.
-		 */
-		skb->ip_summed = CHECKSUM_PARTIAL;
-		skb->csum_start = skb_transport_header(skb) - skb->head;
-		skb->csum_offset = offsetof(struct udphdr, check);
-		uh->check = ~csum_ipv6_magic(tp->saddr, tp->daddr, len,
-					     IPPROTO_UDP, 0);
-	} else {
-		udp6_set_csum(false, skb, tp->saddr, tp->daddr, len);
-	}
-
-	flow = htonl(tp->label) & IPV6_FLOWLABEL_MASK;
-	__skb_push(skb, sizeof(*ip6h));
-	skb_reset_network_header(skb);
-	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, tclass, flow);
-	ip6h->payload_len = htons(len);
-	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = hl;
-	ip6h->saddr = *tp->saddr;
-	ip6h->daddr = *tp->daddr;
-
-	if (encap) {
+	if (mrc_txp_encap(tp)) {
 		/* Checksummed and segmented inside, as ip6ip6 does. */
 		skb_reset_inner_headers(skb);
 		skb->encapsulation = 1;
 		skb_set_inner_ipproto(skb, IPPROTO_IPV6);
-		if (segs > 1)
+		if (gso)
 			skb_shinfo(skb)->gso_type |= SKB_GSO_IPXIP6;
 		nh = IPPROTO_IPV6;
 		if (tp->encap == MRC_ENCAP_SRH) {
@@ -1069,6 +1022,125 @@ static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
 	return ip6_local_out(net, tp->sk, skb);
 }
 
+/*
+ * A packet cut before a Packet Too Big lowered the path MTU to
+ * @tp->pmtu keeps its size (its PSN's payload is fixed): the inner IPv6
+ * packet at skb->data (UDP checksum complete) is fragmented to fit and
+ * each fragment is encapsulated and sent on its own. The inner packet,
+ * not the outer one: the peer decapsulates with End.DT6 before any
+ * reassembly (seg6_local drops outer fragments) and reassembles the inner
+ * fragments on local delivery. Consumes @skb and a reference on @dst.
+ */
+static int mrc_xmit_frags(struct net *net, struct sk_buff *skb,
+			  struct dst_entry *dst, const struct mrc_txp *tp,
+			  u8 tclass, __be32 flow, int hl)
+{
+	struct ip6_frag_state st;
+	struct sk_buff *frag;
+	int err = 0, rc;
+
+	ip6_frag_init(skb, sizeof(struct ipv6hdr),
+		      tp->pmtu - sizeof(struct ipv6hdr) - sizeof(struct frag_hdr),
+		      0, MRC_HEADROOM - sizeof(struct ipv6hdr),
+		      &ipv6_hdr(skb)->nexthdr, IPPROTO_UDP,
+		      ipv6_select_ident(net, tp->daddr, tp->saddr), &st);
+	while (st.left > 0) {
+		frag = ip6_frag_next(skb, &st);
+		if (IS_ERR(frag)) {
+			err = PTR_ERR(frag);
+			break;
+		}
+		rc = mrc_xmit_outer(net, frag, dst_clone(dst), tp, tclass,
+				    flow, hl);
+		rc = net_xmit_eval(rc);
+		if (rc && !err)
+			err = rc;
+	}
+	dst_release(dst);
+	consume_skb(skb);
+	return err;
+}
+
+/*
+ * Push UDP, IPv6 and (srh, usid) the outer headers in front of the MRC
+ * packet at skb->data and send it. Consumes @skb and a reference on @dst.
+ */
+static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
+			struct dst_entry *dst, const struct mrc_txp *tp)
+{
+	u8 tclass = mrc_cb(skb)->tclass;	/* before IP6CB() takes the cb */
+	u32 segs = mrc_cb(skb)->segs, seg_len = mrc_cb(skb)->seg_len;
+	__be16 dport = mrc_udp_dport(net);
+	bool encap = mrc_txp_encap(tp);
+	int hl = ip6_dst_hoplimit(dst);
+	struct ipv6hdr *ip6h;
+	struct udphdr *uh;
+	bool frag;
+	__be32 flow;
+	int len;
+
+	mrc_put_icrc(skb, tp, dport, segs > 1 ? seg_len : skb->len);
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(tp->sport);
+	uh->dest = dport;
+	len = skb->len;
+	uh->len = htons(len);
+	uh->check = 0;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	frag = tp->pmtu && segs <= 1 && len + sizeof(*ip6h) > tp->pmtu;
+	if (segs > 1) {
+		/*
+		 * A flowcell: UDP segmentation offload (as UDP_SEGMENT) cuts
+		 * it into one datagram per MRC packet, each with its own
+		 * length and checksum, at the device that cannot take it
+		 * whole (or in software before the wire).
+		 */
+		skb_shinfo(skb)->gso_size = seg_len;
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+		skb_shinfo(skb)->gso_segs = segs;
+	}
+	if (frag) {
+		/* Fragments: the checksum cannot be left to the device. */
+		skb->ip_summed = CHECKSUM_NONE;
+		uh->check = csum_ipv6_magic(tp->saddr, tp->daddr, len,
+					    IPPROTO_UDP,
+					    skb_checksum(skb, 0, len, 0));
+		if (!uh->check)
+			uh->check = CSUM_MANGLED_0;
+	} else if (segs > 1 || encap) {
+		/*
+		 * The checksum is left to the device (CHECKSUM_PARTIAL), also
+		 * through srh/usid, whose inner headers are set below as an
+		 * ip6ip6 tunnel's: a device without checksum offload for
+		 * encapsulated packets has validate_xmit_skb() complete it in
+		 * software, at the inner UDP header.
+		 */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_transport_header(skb) - skb->head;
+		skb->csum_offset = offsetof(struct udphdr, check);
+		uh->check = ~csum_ipv6_magic(tp->saddr, tp->daddr, len,
+					     IPPROTO_UDP, 0);
+	} else {
+		udp6_set_csum(false, skb, tp->saddr, tp->daddr, len);
+	}
+
+	flow = htonl(tp->label) & IPV6_FLOWLABEL_MASK;
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, tclass, flow);
+	ip6h->payload_len = htons(len);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = hl;
+	ip6h->saddr = *tp->saddr;
+	ip6h->daddr = *tp->daddr;
+	if (frag)
+		return mrc_xmit_frags(net, skb, dst, tp, tclass, flow, hl);
+	return mrc_xmit_outer(net, skb, dst, tp, tclass, flow, hl);
+}
+
 /* Path slot @slot of engine plane @mpp of connection @ms. */
 static void mrc_mp_txp(const struct mrc_sock *ms, const struct mrc_mp_plane *mpp,
 		       u32 slot, struct mrc_txp *tp)
@@ -1084,6 +1156,7 @@ static void mrc_mp_txp(const struct mrc_sock *ms, const struct mrc_mp_plane *mpp
 	tp->oif = mpp->ifindex;
 	if (mp->rt && mp->rt->npaths)
 		tp->path = &mp->rt->paths[mp->pidx[slot]];
+	tp->pmtu = READ_ONCE(ms->pmtu);
 }
 
 /**
@@ -1371,6 +1444,7 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 	tp.sk = &ms->sk;
 	tp.daddr = (const struct in6_addr *)ms->peer.smrc_addr;
 	tp.saddr = &ms->saddr;
+	tp.pmtu = READ_ONCE(ms->pmtu);
 	__skb_queue_head_init(&rq);
 	local_bh_disable();
 again:

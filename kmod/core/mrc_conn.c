@@ -450,6 +450,50 @@ int mrc_conn_tx_dropped(struct mrc_conn *conn, u64 now, u32 psn, u32 ev)
 }
 
 /**
+ * mrc_conn_set_mtu() - the path MTU dropped (an ICMPv6 Packet Too Big).
+ * @conn: connection
+ * @now: current time
+ * @mtu: payload bytes per data packet from now on (a multiple of 4, at
+ *	least MRC_MTU_MIN, below the current MTU: it never grows again)
+ *
+ * New packets, including the rest of a message half sent, are cut at
+ * @mtu; packets in flight that are larger are retransmitted at once
+ * (cause MRC_RTX_PMTU) without blaming their EVs. The host keeps sending
+ * those at their size, fragmented below the new MTU.
+ *
+ * Return: packets queued for retransmission (>= 0), MRC_E_INVAL or
+ * MRC_E_CONN.
+ */
+int mrc_conn_set_mtu(struct mrc_conn *conn, u64 now, u32 mtu)
+{
+	if (conn->error)
+		return MRC_E_CONN;
+	conn_tick(conn, now);
+	return mrc_req_set_mtu(conn, mtu);
+}
+
+/**
+ * mrc_conn_tx_recent() - was @psn sent lately? For a host checking that an
+ * ICMP error quotes a packet of this connection (a forger must guess the
+ * PSN within a window, as TCP's within snd_una..snd_nxt).
+ * @conn: connection
+ * @psn: a PSN (BTH.psn)
+ *
+ * A copy of a packet that was acknowledged meanwhile (a retransmission
+ * that raced its acknowledgment, a flowcell whose other packets went
+ * through) still counts: the error says as much about the path.
+ *
+ * Return: true if @psn is one of the last ring-size PSNs handed out.
+ */
+bool mrc_conn_tx_recent(const struct mrc_conn *conn, u32 psn)
+{
+	const struct mrc_req *r = &conn->req;
+	s32 d = mrc_psn_diff(r->snd_nxt, psn & MRC_PSN_MASK);
+
+	return d > 0 && d <= (s32)r->ring_mask + 1;
+}
+
+/**
  * mrc_conn_set_plane_up() - a plane's port changed state.
  * @conn: connection
  * @now: current time

@@ -49,6 +49,9 @@ enum mrc_tx_pkt_state {
  *	for longer than the reordering window (mrc_req_loss.c)
  * @MRC_RTX_TLP: tail-loss probe: nothing was acknowledged for a probe
  *	timeout; the newest packet in flight goes again (not declared lost)
+ * @MRC_RTX_PMTU: larger than a path MTU that shrank while it was in
+ *	flight (mrc_conn_set_mtu()): dropped by a router, not by congestion
+ *	or a failed path; the host fragments the retransmission
  */
 enum mrc_rtx_cause {
 	MRC_RTX_TIMEOUT = 0,
@@ -57,6 +60,7 @@ enum mrc_rtx_cause {
 	MRC_RTX_LOCAL = 3,
 	MRC_RTX_INFERRED = 4,
 	MRC_RTX_TLP = 5,
+	MRC_RTX_PMTU = 6,
 };
 
 /**
@@ -112,8 +116,9 @@ struct mrc_tx_pkt {
  * @len: bytes
  * @imm: immediate data
  * @first_psn: PSN of its first packet (valid once segmentation started)
- * @npkts: packets it takes
+ * @npkts: packets it takes (recomputed when the MTU drops mid-message)
  * @seg_pkts: packets handed out so far
+ * @seg_off: bytes handed out so far (the next packet's offset)
  * @msn: message sequence number
  * @has_imm: carries @imm
  */
@@ -124,6 +129,7 @@ struct mrc_tx_msg {
 	u32 first_psn;
 	u32 npkts;
 	u32 seg_pkts;
+	u32 seg_off;
 	u16 msn;
 	u8 has_imm;
 };
@@ -412,6 +418,7 @@ void mrc_loss_tlp_fire(struct mrc_conn *c, u64 now);
 u64 mrc_loss_deadline(const struct mrc_conn *c);
 void mrc_req_plane_down(struct mrc_conn *c, u8 plane);
 int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev);
+int mrc_req_set_mtu(struct mrc_conn *c, u32 mtu);
 u64 mrc_req_deadline(const struct mrc_conn *c);
 u64 mrc_req_rto(const struct mrc_conn *c);
 bool mrc_req_poll_completion(struct mrc_conn *c, struct mrc_event *ev);

@@ -15,6 +15,7 @@
  *                   mrc_conn_tx_dropped()    the host's own queue refused a
  *                                            data packet poll_tx gave it
  *                   mrc_conn_set_plane_up()  a plane's port went up/down
+ *                   mrc_conn_set_mtu()       the path MTU dropped
  *                   mrc_conn_ev_set_denied() administrative EV exclusion
  *                   mrc_conn_flush_acks()    owed SACKs due now (before close)
  *   engine -> host: mrc_conn_poll_tx()       next packet to emit
@@ -598,6 +599,7 @@ struct mrc_plane_info {
  * @tx_rtx_local: ... caused by a local drop (mrc_conn_tx_dropped())
  * @tx_rtx_inferred: ... caused by a loss inferred before its timeout
  * @tx_rtx_tlp: ... tail-loss probes
+ * @tx_rtx_pmtu: ... caused by a path MTU drop (mrc_conn_set_mtu())
  * @tx_local_drops: data packets the host reported it could not send
  * @tx_sacks: SACKs sent
  * @tx_nacks: NACKs sent
@@ -655,6 +657,7 @@ struct mrc_conn_stats {
 	u64 tx_rtx_local;
 	u64 tx_rtx_inferred;
 	u64 tx_rtx_tlp;
+	u64 tx_rtx_pmtu;
 	u64 tx_local_drops;
 	u64 tx_sacks;
 	u64 tx_nacks;
@@ -724,10 +727,12 @@ int mrc_conn_poll_event(struct mrc_conn *conn, struct mrc_event *ev);
 void mrc_conn_set_tx_room(struct mrc_conn *conn, u32 plane_mask);
 int mrc_conn_tx_dropped(struct mrc_conn *conn, u64 now, u32 psn, u32 ev);
 int mrc_conn_set_plane_up(struct mrc_conn *conn, u64 now, u8 plane, bool up);
+int mrc_conn_set_mtu(struct mrc_conn *conn, u64 now, u32 mtu);
 int mrc_conn_ev_set_denied(struct mrc_conn *conn, u64 now, u16 index,
 			   bool denied);
 
 bool mrc_conn_failed(const struct mrc_conn *conn);
+bool mrc_conn_tx_recent(const struct mrc_conn *conn, u32 psn);
 u32 mrc_conn_tx_msgs_free(const struct mrc_conn *conn);
 void mrc_conn_get_stats(const struct mrc_conn *conn,
 			struct mrc_conn_stats *st);

@@ -360,6 +360,8 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 			c->st.tx_rtx_inferred++;
 		else if (p->rtx_cause == MRC_RTX_TLP)
 			c->st.tx_rtx_tlp++;
+		else if (p->rtx_cause == MRC_RTX_PMTU)
+			c->st.tx_rtx_pmtu++;
 		else
 			c->st.tx_rtx_plane_down++;
 		req_emit(c, now, psn, ev, true, true, d);
@@ -389,7 +391,7 @@ static int req_new_slot(struct mrc_conn *c, u32 *len)
 		return -1;
 	slot = (r->msg_head + r->msg_seg) % r->msg_cap;
 	m = &r->msgs[slot];
-	off = m->seg_pkts * c->cfg.mtu;
+	off = m->seg_off;
 	*len = m->len - off < c->cfg.mtu ? m->len - off : c->cfg.mtu;
 	if (!req_cwnd_ok(c, *len))
 		return -1;
@@ -414,13 +416,14 @@ static void req_new_emit(struct mrc_conn *c, u64 now, u32 slot, u32 len,
 	}
 	p = mrc_txp(r, psn);
 	mrc_memset(p, 0, sizeof(*p));
-	p->offset = m->seg_pkts * c->cfg.mtu;
+	p->offset = m->seg_off;
 	p->len = len;
 	p->msg_slot = (u16)slot;
 	p->opcode = req_opcode(m, m->seg_pkts);
 	if (!m->seg_pkts)
 		m->first_psn = psn;
 	m->seg_pkts++;
+	m->seg_off += len;
 	last = m->seg_pkts == m->npkts;
 	if (last)
 		r->msg_seg++;
@@ -1229,6 +1232,65 @@ int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev)
 	mrc_cc_on_nack(&c->cc, now, MRC_NACK_TRIMMED, p->len);
 	mrc_req_mark_lost(r, psn, MRC_RTX_LOCAL);
 	return MRC_OK;
+}
+
+/* Packets a message still needs: those handed out and the rest at @mtu. */
+static u32 req_msg_pkts(const struct mrc_tx_msg *m, u32 mtu)
+{
+	u32 rest = m->len - m->seg_off;
+
+	if (!m->len)
+		return 1;
+	return m->seg_pkts + (u32)mrc_div64((u64)rest + mtu - 1, mtu);
+}
+
+/**
+ * mrc_req_set_mtu() - the path MTU dropped: smaller packets from now on.
+ * @c: connection
+ * @mtu: payload bytes per packet, below the current one
+ *
+ * Packets not yet cut from their message are cut at @mtu, also the rest
+ * of a message half sent (offsets stay contiguous: the receiver places by
+ * RETH.va and counts bytes, so packets of one message may differ in
+ * size). A PSN keeps its size for life, so the packets in flight that are
+ * larger than @mtu are declared lost at once, without EV penalty, window
+ * cut or retry budget: a router dropped them for their size, which says
+ * nothing about the path's health or its load; the host fragments their
+ * retransmissions. Some of them may have passed on other paths: the
+ * receiver drops those copies as duplicates (one window, once per drop).
+ *
+ * Return: packets declared lost (>= 0), or MRC_E_INVAL (@mtu not below
+ * the current MTU, below MRC_MTU_MIN, not a multiple of 4, or too small
+ * for a queued message's packet count).
+ */
+int mrc_req_set_mtu(struct mrc_conn *c, u32 mtu)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p;
+	struct mrc_tx_msg *m;
+	u32 i, psn;
+	int n = 0;
+
+	if (mtu < MRC_MTU_MIN || mtu >= c->cfg.mtu || (mtu & 3))
+		return MRC_E_INVAL;
+	for (i = r->msg_seg; i < r->msg_count; i++) {
+		m = &r->msgs[(r->msg_head + i) % r->msg_cap];
+		if (req_msg_pkts(m, mtu) > MRC_MSG_PKTS_MAX)
+			return MRC_E_INVAL;
+	}
+	for (i = r->msg_seg; i < r->msg_count; i++) {
+		m = &r->msgs[(r->msg_head + i) % r->msg_cap];
+		m->npkts = req_msg_pkts(m, mtu);
+	}
+	c->cfg.mtu = mtu;
+	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
+		p = mrc_txp(r, psn);
+		if (p->state == MRC_TXP_SENT && p->len > mtu) {
+			mrc_req_mark_lost(r, psn, MRC_RTX_PMTU);
+			n++;
+		}
+	}
+	return n;
 }
 
 /**

@@ -49,6 +49,9 @@ done
 mkdir -p /lib/modules
 mount --bind "/mrc/$mods" /lib/modules
 echo /sbin/modprobe >/proc/sys/kernel/modprobe
+# mrc.ko links against tunnel6.ko (ICMPv6 errors about srh/usid packets,
+# kmod/mrc_pmtu.c); modprobe resolves that, insmod needs it loaded first.
+modprobe tunnel6 || echo "MRC-GUEST: modprobe tunnel6 failed"
 
 # Tests must see warnings on the console as they happen.
 echo 4 >/proc/sys/kernel/printk

@@ -287,7 +287,10 @@ fabric_create() {
 	for ((p = 0; p < np; p++)); do
 		for ((s = 0; s < nsp; s++)); do
 			printf -v sid '%x' $(((p << 12) | (3 << 8) | s))
+			# fc00:<id>::1: the switch's own address, the source of
+			# its ICMPv6 errors (a link-local one is not forwarded).
 			_fab_cfg "sp-p$p-s$s" \
+				"address replace fc00:$sid::1/128 dev sid nodad" \
 				"route replace fc00:$sid::/64 encap seg6local action End count dev sid" \
 				"route replace $FAB_USID_BLOCK:$sid::/48 encap seg6local action End flavors next-csid lblen 32 nflen 16 count dev sid"
 		done
@@ -326,6 +329,7 @@ fabric_create() {
 				"route replace fc00:$hid::/64 encap seg6local action End.DT6 table local count dev sid" \
 				"route replace $FAB_USID_BLOCK:$hid::/48 encap seg6local action End.DT6 table local count dev sid"
 			_fab_cfg "$leaf" \
+				"address replace fc00:$lid::1/128 dev sid nodad" \
 				"route replace fc00:$lid::/64 encap seg6local action End count dev sid" \
 				"route replace $FAB_USID_BLOCK:$lid::/48 encap seg6local action End flavors next-csid lblen 32 nflen 16 count dev sid"
 			ecmp=""

@@ -232,8 +232,11 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "connect_cookies_sent",
     "connect_cookies_bad",
     "handshake_answers_limited",
+    "pkt_too_big",
+    "pkt_too_big_ignored",
+    "pmtu_retransmits",
 };
-static_assert(MRC_STATS_ATTR_HANDSHAKE_ANSWERS_LIMITED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_PMTU_RETRANSMITS == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

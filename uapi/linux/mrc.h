@@ -369,6 +369,13 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_HANDSHAKE_ANSWERS_LIMITED: answers to unproven sources
  *	(rejects, cookie answers, repeated accepts) not sent for
  *	net.mrc.handshake_answer_rate
+ * @MRC_STATS_ATTR_PKT_TOO_BIG: ICMPv6 Packet Too Big reports that lowered a
+ *	connection's MTU
+ * @MRC_STATS_ATTR_PKT_TOO_BIG_IGNORED: Packet Too Big reports about our
+ *	port that did not (no live connection, PSN not in flight, MTU not
+ *	below the connection's)
+ * @MRC_STATS_ATTR_PMTU_RETRANSMITS: packets in flight resent at once
+ *	because a Packet Too Big made them too big for the path
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -435,6 +442,9 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_CONNECT_COOKIES_SENT,
 	MRC_STATS_ATTR_CONNECT_COOKIES_BAD,
 	MRC_STATS_ATTR_HANDSHAKE_ANSWERS_LIMITED,
+	MRC_STATS_ATTR_PKT_TOO_BIG,
+	MRC_STATS_ATTR_PKT_TOO_BIG_IGNORED,
+	MRC_STATS_ATTR_PMTU_RETRANSMITS,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,

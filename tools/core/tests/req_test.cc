@@ -1161,6 +1161,60 @@ TEST_F(ReqTest, LocalDropShrinksTheWindowByThePacket) {
     EXPECT_EQ(stats().cwnd_bytes, cwnd0 - 1024);
 }
 
+TEST_F(ReqTest, PathMtuDropCutsTheRestSmallerAndResendsBigPacketsWithoutBlame) {
+    cfg_.cc_algo = MRC_CC_NSCC;
+    create();
+    // A: 4 full packets and 100 bytes; B: 3000 bytes. Three of A go out.
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 4 + 100, 0, 0, 1, nullptr), MRC_OK);
+    ASSERT_EQ(mrc_conn_send(c_, 0, 3000, 0, 0, 2, nullptr), MRC_OK);
+    auto d = poll(0, 3);
+    ASSERT_EQ(d.size(), 3u);
+    const u32 cwnd0 = stats().cwnd_bytes;
+    EXPECT_TRUE(mrc_conn_tx_recent(c_, d[0].pkt.bth.psn));
+    EXPECT_TRUE(mrc_conn_tx_recent(c_, d[2].pkt.bth.psn));
+    EXPECT_FALSE(mrc_conn_tx_recent(c_, d[2].pkt.bth.psn + 1));     // not sent yet
+    EXPECT_FALSE(mrc_conn_tx_recent(c_, d[0].pkt.bth.psn - 4096));  // long ago
+    // Never up, never unaligned, never below the floor.
+    EXPECT_EQ(mrc_conn_set_mtu(c_, 1, 1024), MRC_E_INVAL);
+    EXPECT_EQ(mrc_conn_set_mtu(c_, 1, 510), MRC_E_INVAL);
+    EXPECT_EQ(mrc_conn_set_mtu(c_, 1, MRC_MTU_MIN - 4), MRC_E_INVAL);
+    // The three in flight are too big now: resent at once.
+    EXPECT_EQ(mrc_conn_set_mtu(c_, 1, 512), 3);
+    EXPECT_EQ(mrc_conn_set_mtu(c_, 1, 512), MRC_E_INVAL);
+    EXPECT_EQ(stats().cwnd_bytes, cwnd0);  // not congestion: no window cut
+    auto r = poll(2);
+    ASSERT_EQ(r.size(), 3u + 3u + 6u);
+    for (size_t i = 0; i < 3; i++) {
+        EXPECT_TRUE(r[i].rtx);
+        EXPECT_EQ(r[i].pkt.bth.psn, d[i].pkt.bth.psn);
+        EXPECT_EQ(r[i].payload_len, 1024u);  // a PSN keeps its size
+        EXPECT_EQ(r[i].msg_offset, d[i].msg_offset);
+    }
+    // The rest of A at 512, contiguous, ending with its LAST packet.
+    const u32 a_off[] = {3072, 3584, 4096}, a_len[] = {512, 512, 100};
+    for (size_t i = 0; i < 3; i++) {
+        EXPECT_FALSE(r[3 + i].rtx);
+        EXPECT_EQ(r[3 + i].msg_offset, a_off[i]);
+        EXPECT_EQ(r[3 + i].payload_len, a_len[i]);
+        EXPECT_EQ(r[3 + i].pkt.bth.opcode, i == 2 ? MRC_OP_WRITE_LAST : MRC_OP_WRITE_MIDDLE);
+    }
+    // B, queued before the drop, cut at 512 from its first byte.
+    for (size_t i = 0; i < 6; i++) {
+        EXPECT_EQ(r[6 + i].msg_offset, 512 * i);
+        EXPECT_EQ(r[6 + i].payload_len, i == 5 ? 440u : 512u);
+    }
+    EXPECT_EQ(r[6].pkt.bth.opcode, MRC_OP_WRITE_FIRST);
+    EXPECT_EQ(r[11].pkt.bth.opcode, MRC_OP_WRITE_LAST);
+    // No EV blamed, no timeout, no budget spent; both messages complete.
+    for (const auto& x : d) EXPECT_EQ(ev_state(x.ev), MRC_EV_GOOD);
+    auto st = stats();
+    EXPECT_EQ(st.tx_rtx_pmtu, 3u);
+    EXPECT_EQ(st.timeouts, 0u);
+    EXPECT_EQ(st.retry_left, cfg_.retry_budget);
+    rx(3, sack(r.back().pkt.bth.psn));
+    EXPECT_EQ(count(events(), MRC_EVT_MSG_COMPLETED), 2u);
+}
+
 TEST_F(ReqTest, PlaneDownRetransmitsInFlightElsewhere) {
     create();
     ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 16, 0, 0, 1, nullptr), MRC_OK);
