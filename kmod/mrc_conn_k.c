@@ -618,6 +618,7 @@ static void mrc_orphan_work(struct work_struct *w)
 {
 	struct mrc_sock *ms = container_of(w, struct mrc_sock, destroy_work);
 
+	atomic_dec(&mrc_net(sock_net(&ms->sk))->orphans);
 	mrc_conn_teardown(ms);
 	sock_put(&ms->sk);
 }
@@ -634,16 +635,30 @@ static void mrc_orphan_work(struct work_struct *w)
  * otherwise leave the peer retransmitting into a QPN that no longer exists
  * until its retry budget runs out.
  *
+ * At most net.mrc.max_orphans connections of a namespace linger, as TCP's
+ * tcp_max_orphans: a close() beyond that aborts (the peer is told at once
+ * and fails with ECONNRESET; what it had not acknowledged is lost), so that
+ * a program that opens and closes connections to a stalled peer cannot
+ * leave an unbounded number of them behind.
+ *
  * Return: true if the connection lingers (it holds a socket reference and
  * tears itself down), false if the caller tears it down now.
  */
 bool mrc_conn_linger(struct mrc_sock *ms)
 {
+	struct mrc_net *mn = mrc_net(sock_net(&ms->sk));
 	bool linger;
 
 	spin_lock_bh(&ms->lock);
 	linger = ms->state == MRC_ST_ESTABLISHED && !ms->dead &&
 		 (ms->tx_pending || !ms->peer_closed);
+	if (linger && atomic_inc_return(&mn->orphans) >
+		      READ_ONCE(mn->max_orphans)) {
+		atomic_dec(&mn->orphans);
+		mrc_net_count(mn, MRC_CNT_ORPHANS_ABORTED);
+		ms->abort = true;
+		linger = false;
+	}
 	if (linger) {
 		INIT_WORK(&ms->destroy_work, mrc_orphan_work);
 		ms->orphan = true;

@@ -22,6 +22,10 @@
  *    issued from process context (bind, release, getsockname). Lock order:
  *    socket lock, then mrc_net.bind_lock. Nothing takes them the other way.
  *
+ *  - mrc_net.orphans (atomic_t): taken in close() (mrc_conn_linger(),
+ *    against mrc_net.max_orphans, read with READ_ONCE()), given back by
+ *    the orphan's teardown work; no lock.
+ *
  *  - Counters in struct mrc_net are atomic64_t: updated from any context
  *    without a lock, read racily for reporting (a snapshot, not a
  *    transaction).
@@ -234,6 +238,10 @@
  *                         MTU not below the connection's
  * @MRC_CNT_PMTU_RTX:      packets in flight resent at once because a
  *                         Packet Too Big made them too big for the path
+ * @MRC_CNT_ORPHANS_ABORTED: close() calls that aborted their connection
+ *                         (peer told ECONNRESET, unacknowledged data
+ *                         dropped) because net.mrc.max_orphans
+ *                         connections were lingering already
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -291,6 +299,7 @@ enum mrc_net_counter {
 	MRC_CNT_PTB,
 	MRC_CNT_PTB_IGNORED,
 	MRC_CNT_PMTU_RTX,
+	MRC_CNT_ORPHANS_ABORTED,
 	__MRC_CNT_MAX,
 };
 
@@ -321,6 +330,11 @@ enum mrc_net_counter {
  *              orphaned, no word from the peer) for this long fails with
  *              ETIMEDOUT; read once per connection set-up (READ_ONCE),
  *              written by the sysctl handler
+ * @orphans:    connections closed by their application and lingering
+ *              until their data is acknowledged (atomic: taken in
+ *              close(), given back by the teardown work)
+ * @max_orphans: sysctl net.mrc.max_orphans: a close() that would make
+ *              more orphans aborts the connection instead (READ_ONCE)
  * @sysctl:     the namespace's copy of the sysctl table
  */
 struct mrc_net {
@@ -339,9 +353,14 @@ struct mrc_net {
 	DECLARE_HASHTABLE(peer_hash, MRC_CONN_HASH_BITS);
 	u32 nconns;
 	int progress_timeout_ms;
+	atomic_t orphans;
+	int max_orphans;
 	struct mrc_hs_guard hs_guard;
 	struct ctl_table_header *sysctl;
 };
+
+/* net.mrc.max_orphans: default (the floor of TCP's tcp_max_orphans). */
+#define MRC_MAX_ORPHANS_DEF		4096
 
 /* net.mrc.progress_timeout_ms: default and bounds (see mrc_net.c). */
 #define MRC_PROGRESS_TIMEOUT_MS_DEF	10000

@@ -68,6 +68,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_PTB]		= "PktTooBig",
 	[MRC_CNT_PTB_IGNORED]	= "PktTooBigIgnored",
 	[MRC_CNT_PMTU_RTX]	= "PmtuRetransmits",
+	[MRC_CNT_ORPHANS_ABORTED] = "OrphansAborted",
 };
 
 /**
@@ -160,6 +161,14 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &mrc_hs_rate_max,
 	},
+	{
+		.procname	= "max_orphans",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_INT_MAX,
+	},
 	{ }
 };
 
@@ -169,12 +178,14 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 
 	mn->progress_timeout_ms = MRC_PROGRESS_TIMEOUT_MS_DEF;
 	mn->udp_port = MRC_UDP_PORT;
+	mn->max_orphans = MRC_MAX_ORPHANS_DEF;
 	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	t[0].data = &mn->progress_timeout_ms;
 	t[1].data = &mn->udp_port;
 	t[2].data = &mn->hs_guard.rate;
+	t[3].data = &mn->max_orphans;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
 					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {
@@ -208,6 +219,7 @@ static int mrc_proc_show(struct seq_file *seq, void *v)
 	spin_unlock_bh(&mn->bind_lock);
 	spin_lock_bh(&mn->conn_lock);
 	seq_printf(seq, "Connections %u\n", mn->nconns);
+	seq_printf(seq, "Orphans %d\n", atomic_read(&mn->orphans));
 	spin_unlock_bh(&mn->conn_lock);
 	for (i = 0; i < __MRC_CNT_MAX; i++)
 		seq_printf(seq, "%s %lld\n", mrc_counter_names[i],
@@ -222,6 +234,7 @@ static int __net_init mrc_net_init(struct net *net)
 	spin_lock_init(&mn->bind_lock);
 	hash_init(mn->bind_hash);
 	atomic_set(&mn->nsocks, 0);
+	atomic_set(&mn->orphans, 0);
 	mn->next_port = MRC_PORT_EPHEMERAL_MIN;
 	mutex_init(&mn->udp_mutex);
 	mn->udp_sock = NULL;

@@ -7,6 +7,11 @@
  *   mrc_sock_helper listen PORT [ADDR] bind, listen (backlog 128), print
  *                                      "ready", wait for a signal; never
  *                                      accepts
+ *   mrc_sock_helper close N PORT ADDR  N connections to ADDR:PORT, 64 KiB
+ *                                      sent on each, print "sent", wait
+ *                                      for SIGUSR1, close them all (data
+ *                                      maybe unacknowledged), print
+ *                                      "closed"
  *
  * On failure it prints "error <errno name>" and exits 1, so a script can
  * assert the exact errno.
@@ -15,6 +20,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +35,64 @@ static int fail(void)
 	return 1;
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* close N PORT ADDR: see the top of the file. */
+static int close_many(int fam, int n, const char *port, const char *addr)
+{
+	static char msg[65536];
+	struct sockaddr_mrc sa;
+	sigset_t set, old;
+	int i, fd[256];
+
+	if (n < 1 || n > 256) {
+		errno = EINVAL;
+		return fail();
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.smrc_family = fam;
+	sa.smrc_port = htons(atoi(port));
+	if (inet_pton(AF_INET6, addr, sa.smrc_addr) != 1) {
+		errno = EINVAL;
+		return fail();
+	}
+	/* SIGUSR1 blocked until sigsuspend(): one sent early is not lost. */
+	signal(SIGUSR1, on_usr1);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	for (i = 0; i < n; i++) {
+		fd[i] = socket(fam, SOCK_SEQPACKET, 0);
+		if (fd[i] < 0 ||
+		    connect(fd[i], (struct sockaddr *)&sa, sizeof(sa)) ||
+		    send(fd[i], msg, sizeof(msg), 0) != (ssize_t)sizeof(msg))
+			return fail();
+	}
+	printf("sent %d\n", n);
+	fflush(stdout);
+	sigsuspend(&old);
+	for (i = 0; i < n; i++)
+		if (close(fd[i]))
+			return fail();
+	printf("closed %d\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_mrc sa;
 	socklen_t len = sizeof(sa);
+	bool closer = argc == 5 && !strcmp(argv[1], "close");
 	int fam = mrc_family(), fd;
 
-	if (argc < 3 || (strcmp(argv[1], "bind") && strcmp(argv[1], "hold") &&
-			 strcmp(argv[1], "listen"))) {
-		fprintf(stderr, "usage: %s bind|hold|listen PORT [ADDR]\n", argv[0]);
+	if (!closer &&
+	    (argc < 3 || (strcmp(argv[1], "bind") && strcmp(argv[1], "hold") &&
+			  strcmp(argv[1], "listen")))) {
+		fprintf(stderr, "usage: %s bind|hold|listen PORT [ADDR]\n"
+			"       %s close N PORT ADDR\n", argv[0], argv[0]);
 		return 2;
 	}
 	/* Before the module is loaded there is no sysfs file to read: the
@@ -50,6 +105,8 @@ int main(int argc, char **argv)
 		errno = EAFNOSUPPORT;
 		return fail();
 	}
+	if (closer)
+		return close_many(fam, atoi(argv[2]), argv[3], argv[4]);
 	fd = socket(fam, SOCK_SEQPACKET, 0);
 	if (fd < 0)
 		return fail();

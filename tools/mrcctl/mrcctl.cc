@@ -235,8 +235,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "pkt_too_big",
     "pkt_too_big_ignored",
     "pmtu_retransmits",
+    "orphans_aborted",
 };
-static_assert(MRC_STATS_ATTR_PMTU_RETRANSMITS == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_ORPHANS_ABORTED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

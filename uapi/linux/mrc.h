@@ -376,6 +376,8 @@ enum mrc_cc_attr {
  *	below the connection's)
  * @MRC_STATS_ATTR_PMTU_RETRANSMITS: packets in flight resent at once
  *	because a Packet Too Big made them too big for the path
+ * @MRC_STATS_ATTR_ORPHANS_ABORTED: close() calls that aborted their
+ *	connection because net.mrc.max_orphans were lingering already
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -445,6 +447,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_PKT_TOO_BIG,
 	MRC_STATS_ATTR_PKT_TOO_BIG_IGNORED,
 	MRC_STATS_ATTR_PMTU_RETRANSMITS,
+	MRC_STATS_ATTR_ORPHANS_ABORTED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
