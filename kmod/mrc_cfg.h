@@ -104,6 +104,9 @@ struct mrc_cfg_route {
  * @ev_count:            EVs per connection
  * @ev_active_per_plane: active EVs per plane (0: derived)
  * @ev_min_active:       floor of usable active EVs (0: derived)
+ * @ev_burst:            packets per flowcell
+ * @dscp:                DSCP of data packets
+ * @dscp_ctl:            DSCP of control packets
  * @cc_algo:             enum mrc_cc_algo_id
  * @cc_target_delay_pm:  target queueing delay, per mille of base RTT
  * @cc_gamma_pm:         multiplicative-decrease gain, per mille
@@ -118,6 +121,8 @@ struct mrc_cfg_profile {
 	u32 ev_active_per_plane;
 	u32 ev_min_active;
 	u32 ev_burst;
+	u32 dscp;
+	u32 dscp_ctl;
 	u32 cc_algo;
 	u32 cc_target_delay_pm;
 	u32 cc_gamma_pm;

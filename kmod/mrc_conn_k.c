@@ -27,6 +27,7 @@
 #include <linux/workqueue.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
+#include <net/inet_ecn.h>
 #include <net/ipv6.h>
 
 #include "mrc_impl.h"
@@ -258,6 +259,20 @@ static int mrc_conn_route(struct net *net, struct mrc_sock *ms)
 static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t);
 
 /**
+ * mrc_conn_read_tclass() - the traffic classes of the socket's EV profile,
+ * for the handshake packets it sends before its engine is set up (connect,
+ * listen); socket lock held, nothing sent yet
+ * @ms: the socket
+ */
+void mrc_conn_read_tclass(struct mrc_sock *ms)
+{
+	struct mrc_conn_profiles pr;
+
+	mrc_profile_read(ms, &pr);
+	mrc_profile_tclass(ms, &pr.ev);
+}
+
+/**
  * mrc_conn_sock_init() - the datapath fields of a new socket
  * @ms: the socket
  */
@@ -270,6 +285,8 @@ void mrc_conn_sock_init(struct mrc_sock *ms)
 	INIT_LIST_HEAD(&ms->accept_q);
 	INIT_LIST_HEAD(&ms->accept_node);
 	ms->state = MRC_ST_CLOSED;
+	ms->tclass_data = (MRC_DSCP_DATA_DEFAULT << 2) | INET_ECN_ECT_0;
+	ms->tclass_ctl = MRC_DSCP_CTL_DEFAULT << 2;
 }
 
 static void mrc_arm(struct mrc_sock *ms, u64 when)
@@ -958,6 +975,7 @@ int mrc_conn_connect(struct mrc_sock *ms)
 	ms->local_conn_id = get_random_u16() ?: 1;
 	ms->local_init_psn = get_random_u32() & MRC_PSN_MASK;
 	ms->token = get_random_u16();
+	mrc_conn_read_tclass(ms);
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ms->lock);
 	ms->state = MRC_ST_CONNECTING;
@@ -1246,11 +1264,13 @@ static struct mrc_sock *mrc_find_listener(struct mrc_net *mn, u16 port,
  * A stateless answer to a connect request from @saddr: a reject, or a
  * cookie to echo (MRC_EP_ST_RETRY, mrc_hs_guard.c). No socket stands
  * behind it, and its source has proven nothing: within the namespace's
- * answer rate only. Return: true if sent.
+ * answer rate only. In the listener's control class, or profile 0's
+ * without one (@lst NULL). Return: true if sent.
  */
 static bool mrc_hs_answer(struct net *net, const struct in6_addr *saddr,
 			  const struct in6_addr *daddr, int oif,
-			  const struct mrc_ep *req, u8 status)
+			  const struct mrc_ep *req, u8 status,
+			  const struct mrc_sock *lst)
 {
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_ep ep;
@@ -1270,7 +1290,8 @@ static bool mrc_hs_answer(struct net *net, const struct in6_addr *saddr,
 	if (status == MRC_EP_ST_RETRY)
 		mrc_hs_cookie_make(&mn->hs_guard, saddr, daddr, req,
 				   &ep.conn.src_qpn, &ep.conn.src_conn);
-	mrc_send_ep(net, NULL, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+	mrc_send_ep(net, NULL, daddr, saddr, oif, MRC_OP_EP_RESP, &ep,
+		    lst ? READ_ONCE(lst->tclass_ctl) : mrc_profile_ctl_tclass(net));
 	return true;
 }
 
@@ -1308,7 +1329,7 @@ static bool mrc_hs_dup(struct net *net, struct mrc_net *mn,
 			ep.conn.dst_qpn = req->conn.src_qpn;
 			ep.conn.dst_conn = req->conn.src_conn;
 			mrc_send_ep(net, &ms->sk, &ms->saddr, saddr, oif,
-				    MRC_OP_EP_RESP, &ep);
+				    MRC_OP_EP_RESP, &ep, ms->tclass_ctl);
 			mrc_net_count(mn, MRC_CNT_CONN_RESP_SENT);
 		}
 		sock_put(&ms->sk);
@@ -1338,7 +1359,8 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	lst = mrc_find_listener(mn, c->dst_service, daddr);
 	if (!lst) {
 		mrc_net_count(mn, MRC_CNT_CONN_REFUSED);
-		mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED);
+		mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED,
+			      NULL);
 		return;
 	}
 	/*
@@ -1348,7 +1370,8 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	if (!mrc_hs_cookie_ok(&mn->hs_guard, saddr, daddr, req)) {
 		if (mrc_hs_has_cookie(req))
 			mrc_net_count(mn, MRC_CNT_HS_COOKIE_BAD);
-		if (mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_RETRY))
+		if (mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_RETRY,
+				  lst))
 			mrc_net_count(mn, MRC_CNT_HS_COOKIE_SENT);
 		goto out;
 	}
@@ -1356,7 +1379,8 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	if (lst->state != MRC_ST_LISTEN || lst->dead) {
 		spin_unlock(&lst->lock);
 		mrc_net_count(mn, MRC_CNT_CONN_REFUSED);
-		mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED);
+		mrc_hs_answer(net, saddr, daddr, oif, req, MRC_EP_ST_REFUSED,
+			      lst);
 		goto out;
 	}
 	if (sk_acceptq_is_full(&lst->sk)) {
@@ -1422,7 +1446,8 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	sock_hold(csk);
 	spin_unlock(&lst->lock);
 
-	mrc_send_ep(net, csk, daddr, saddr, oif, MRC_OP_EP_RESP, &ep);
+	mrc_send_ep(net, csk, daddr, saddr, oif, MRC_OP_EP_RESP, &ep,
+		    child->tclass_ctl);
 	sock_put(csk);
 	mrc_net_count(mn, MRC_CNT_CONN_RESP_SENT);
 	mrc_net_count(mn, MRC_CNT_CONN_ESTAB);

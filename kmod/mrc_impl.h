@@ -583,6 +583,12 @@ struct mrc_mp {
  * @opts:       SOL_MRC options
  * @cc_algo:    enum mrc_cc_algo the engine runs (from the CC profile)
  * @tx_burst:   longest flowcell the transmit path asks the engine for
+ * @tclass_data: IPv6 traffic class of data packets (EV profile DSCP,
+ *              ECT(0)); set by connect(), listen() or the connection's
+ *              set-up under the socket lock, before its first packet
+ * @tclass_ctl: traffic class of control packets (EV profile dscp-ctl,
+ *              Not-ECT), the same way; a listener's is read by the
+ *              receive softirq for its stateless answers (READ_ONCE())
  *              (EV profile burst, capped by the 64 KiB of one
  *              segmentation-offload datagram); written at set-up
  * @txd:        @tx_burst transmit descriptors (connection lock), NULL
@@ -671,6 +677,8 @@ struct mrc_sock {
 	struct mrc_sock_opts opts;
 	u8 cc_algo;
 	u8 tx_burst;
+	u8 tclass_data;
+	u8 tclass_ctl;
 	struct mrc_tx_desc *txd;
 	struct work_struct destroy_work;
 	u64 plane_pkts[MRC_INFO_PLANES];
@@ -729,6 +737,8 @@ bool mrc_profile_exists(const struct net *net, u32 id);
 void mrc_profile_read(const struct mrc_sock *ms, struct mrc_conn_profiles *pr);
 void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
 		       struct mrc_conn_cfg *cfg);
+void mrc_profile_tclass(struct mrc_sock *ms, const struct mrc_cfg_profile *ev);
+u8 mrc_profile_ctl_tclass(const struct net *net);
 int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp);
 void mrc_mp_free(struct mrc_mp *mp);
 void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
@@ -740,10 +750,11 @@ void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q);
 void mrc_flow_policy(const struct sock *sk, struct flowi6 *fl6);
 void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 		 const struct in6_addr *daddr, int oif, u8 op,
-		 const struct mrc_ep *ep);
+		 const struct mrc_ep *ep, u8 tclass);
 
 /* mrc_conn_k.c: connections around the engine */
 void mrc_conn_sock_init(struct mrc_sock *ms);
+void mrc_conn_read_tclass(struct mrc_sock *ms);
 int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms);
 int mrc_conn_start(struct mrc_sock *ms, u64 now);
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);

@@ -67,6 +67,8 @@ static const struct nla_policy mrc_ev_policy[MRC_EV_ATTR_MAX + 1] = {
 	[MRC_EV_ATTR_ACTIVE_PER_PLANE]	= MRC_POL_U32,
 	[MRC_EV_ATTR_MIN_ACTIVE]	= MRC_POL_U32,
 	[MRC_EV_ATTR_BURST]		= MRC_POL_U32,
+	[MRC_EV_ATTR_DSCP]		= MRC_POL_U32,
+	[MRC_EV_ATTR_DSCP_CTL]		= MRC_POL_U32,
 };
 
 static const struct nla_policy mrc_cc_policy[MRC_CC_ATTR_MAX + 1] = {
@@ -237,6 +239,8 @@ static const struct nla_policy mrc_rng_ev_active =
 	NLA_POLICY_MAX(NLA_U32, MRC_EV_COUNT_MAX);
 static const struct nla_policy mrc_rng_ev_burst =
 	NLA_POLICY_RANGE(NLA_U32, 1, MRC_EV_BURST_MAX);
+static const struct nla_policy mrc_rng_dscp =
+	NLA_POLICY_MAX(NLA_U32, MRC_DSCP_MAX);
 static const struct nla_policy mrc_rng_cc_algo =
 	NLA_POLICY_MAX(NLA_U8, MRC_CC_ALGO_MAX);
 static const struct nla_policy mrc_rng_delay_pm = NLA_POLICY_RANGE(NLA_U32, 1, 10000);
@@ -322,7 +326,11 @@ static int mrc_nl_check_ev(const struct nlattr *nest,
 	       MRC_NL_CHECK(extack, tb[MRC_EV_ATTR_MIN_ACTIVE], &mrc_rng_ev_active,
 			    "ev min-active out of range") ?:
 	       MRC_NL_CHECK(extack, tb[MRC_EV_ATTR_BURST], &mrc_rng_ev_burst,
-			    "ev burst out of range");
+			    "ev burst out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_EV_ATTR_DSCP], &mrc_rng_dscp,
+			    "ev dscp out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_EV_ATTR_DSCP_CTL], &mrc_rng_dscp,
+			    "ev dscp-ctl out of range");
 }
 
 static int mrc_nl_check_cc(const struct nlattr *nest,
@@ -1044,7 +1052,9 @@ static int mrc_nl_fill_profile(struct sk_buff *skb, struct net *net, const void 
 	    nla_put_u32(skb, MRC_EV_ATTR_COUNT, p->ev_count) ||
 	    nla_put_u32(skb, MRC_EV_ATTR_ACTIVE_PER_PLANE, p->ev_active_per_plane) ||
 	    nla_put_u32(skb, MRC_EV_ATTR_MIN_ACTIVE, p->ev_min_active) ||
-	    nla_put_u32(skb, MRC_EV_ATTR_BURST, p->ev_burst))
+	    nla_put_u32(skb, MRC_EV_ATTR_BURST, p->ev_burst) ||
+	    nla_put_u32(skb, MRC_EV_ATTR_DSCP, p->dscp) ||
+	    nla_put_u32(skb, MRC_EV_ATTR_DSCP_CTL, p->dscp_ctl))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	nest = nla_nest_start(skb, MRC_ATTR_PROFILE_CC);
@@ -1083,6 +1093,8 @@ static int mrc_nl_profile_apply(struct mrc_cfg_profile *p, void *arg)
 		mrc_nl_get_u32(&p->ev_active_per_plane, ev, MRC_EV_ATTR_ACTIVE_PER_PLANE);
 		mrc_nl_get_u32(&p->ev_min_active, ev, MRC_EV_ATTR_MIN_ACTIVE);
 		mrc_nl_get_u32(&p->ev_burst, ev, MRC_EV_ATTR_BURST);
+		mrc_nl_get_u32(&p->dscp, ev, MRC_EV_ATTR_DSCP);
+		mrc_nl_get_u32(&p->dscp_ctl, ev, MRC_EV_ATTR_DSCP_CTL);
 	}
 	if (info->attrs[MRC_ATTR_PROFILE_CC]) {
 		err = nla_parse_nested(cc, MRC_CC_ATTR_MAX, info->attrs[MRC_ATTR_PROFILE_CC],

@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) "mrc: " fmt
 
 #include <linux/math64.h>
+#include <net/inet_ecn.h>
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
@@ -73,6 +74,39 @@ void mrc_profile_read(const struct mrc_sock *ms, struct mrc_conn_profiles *pr)
 }
 
 /**
+ * mrc_profile_tclass() - the traffic classes of a connection's packets
+ * @ms: the socket, before it sends anything
+ * @ev: its EV profile
+ *
+ * Data: the profile's DSCP, ECN-capable (ECT(0)): an AQM marks it instead
+ * of dropping it, and the receiver's M field and NSCC take the mark.
+ * Control packets: the profile's control DSCP, Not-ECT, as TCP's pure
+ * ACKs (RFC 3168). The spec's third class, trimmed, is the switches' to
+ * set on the headers they keep; a receiver recognises a trim by its
+ * length, whatever the class.
+ */
+void mrc_profile_tclass(struct mrc_sock *ms, const struct mrc_cfg_profile *ev)
+{
+	WRITE_ONCE(ms->tclass_data, (ev->dscp << 2) | INET_ECN_ECT_0);
+	WRITE_ONCE(ms->tclass_ctl, ev->dscp_ctl << 2);
+}
+
+/**
+ * mrc_profile_ctl_tclass() - the traffic class of answers no connection
+ * stands behind (rejects, cookie answers): profile 0's control class
+ * @net: the namespace
+ *
+ * Return: IPv6 traffic class (DSCP << 2, Not-ECT).
+ */
+u8 mrc_profile_ctl_tclass(const struct net *net)
+{
+	struct mrc_cfg_profile p;
+
+	mrc_profile_copy_or_default(net, 0, &p);
+	return p.dscp_ctl << 2;
+}
+
+/**
  * mrc_profile_apply() - put the connection's profiles into its engine config
  * @ms: the socket
  * @pr: its profiles (mrc_profile_read())
@@ -98,6 +132,7 @@ void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
 					 cfg->ev_active_per_plane * cfg->n_planes);
 
 	ms->tx_burst = mrc_burst_max(ms->mtu, p->ev_burst);
+	mrc_profile_tclass(ms, p);
 
 	p = &pr->cc;
 	/* The uapi ids are the engine's (BUILD_BUG_ON in mrc_cfg.c). */

@@ -431,6 +431,7 @@ static int mrc_listen(struct socket *sock, int backlog)
 	err = mrc_autobind(sk);
 	if (err)
 		goto out;
+	mrc_conn_read_tclass(ms);
 	spin_lock_bh(&ms->lock);
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog < 0 ? 0 : backlog);
 	WRITE_ONCE(ms->state, MRC_ST_LISTEN);

@@ -708,20 +708,17 @@ int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
  * What mrc_xmit_queue() and mrc_xmit_one() need of an skb of @segs MRC
  * packets of @seg_len bytes (the last one may be shorter), @pkt the first.
  */
-static void mrc_cb_init(struct sk_buff *skb, u32 ev, const struct mrc_pkt *pkt,
-			u8 segs, u16 seg_len)
+static void mrc_cb_init(struct sk_buff *skb, const struct mrc_sock *ms,
+			u32 ev, const struct mrc_pkt *pkt, u8 segs, u16 seg_len)
 {
 	mrc_cb(skb)->ev = ev;
 	mrc_cb(skb)->plane = mrc_ev_plane(ev);
 	mrc_cb(skb)->hs = pkt->bth.dest_qp == MRC_QPN_EP;
 	mrc_cb(skb)->data = mrc_op_is_data(pkt->bth.opcode);
 	mrc_cb(skb)->psn = pkt->bth.psn;
-	/*
-	 * Data is ECN-capable (ECT(0)): an AQM marks it instead of dropping
-	 * it, and the receiver's M field and NSCC take the mark. Control
-	 * packets stay Not-ECT, as TCP's pure ACKs do (RFC 3168).
-	 */
-	mrc_cb(skb)->tclass = mrc_op_is_data(pkt->bth.opcode) ? INET_ECN_ECT_0 : 0;
+	/* The EV profile's classes (mrc_profile_tclass()). */
+	mrc_cb(skb)->tclass = mrc_op_is_data(pkt->bth.opcode) ? ms->tclass_data :
+								 ms->tclass_ctl;
 	mrc_cb(skb)->segs = segs;
 	mrc_cb(skb)->seg_len = seg_len;
 }
@@ -766,7 +763,7 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 		mrc_mb_read(mb, off, buf + hlen, plen);
 	/* The ICRC covers addresses and ports: mrc_xmit_one() writes it. */
 	memset(buf + hlen + plen, 0, pad + MRC_ICRC_LEN);
-	mrc_cb_init(skb, ev, pkt, 1, total);
+	mrc_cb_init(skb, ms, ev, pkt, 1, total);
 	return skb;
 err:
 	mrc_net_count(mn, MRC_CNT_TX_ERR);
@@ -850,7 +847,7 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 		skb_store_bits(skb, off + hlen + plen, zero, tail);
 		off += hlen + plen + tail;
 	}
-	mrc_cb_init(skb, d->ev, &d->pkt, n, seg);
+	mrc_cb_init(skb, ms, d->ev, &d->pkt, n, seg);
 	return skb;
 }
 
@@ -1575,6 +1572,7 @@ static bool mrc_ep_path(struct net *net, const struct mrc_cfg_route *rt,
  * @oif: output interface (link-local peers), else 0
  * @op: MRC_OP_EP_REQ or MRC_OP_EP_RESP
  * @ep: the body
+ * @tclass: IPv6 traffic class (a control class, mrc_profile_tclass())
  *
  * A destination covered by a configured route is reached like the data
  * of a connection to it: on its first plane that is up, first path, with
@@ -1584,7 +1582,7 @@ static bool mrc_ep_path(struct net *net, const struct mrc_cfg_route *rt,
  */
 void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 		 const struct in6_addr *daddr, int oif, u8 op,
-		 const struct mrc_ep *ep)
+		 const struct mrc_ep *ep, u8 tclass)
 {
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_cfg_route *rt;
@@ -1615,6 +1613,7 @@ void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 		kfree_skb(skb);
 		goto err;
 	}
+	mrc_cb(skb)->tclass = tclass;
 	tp.sk = sk;
 	tp.sport = mrc_ep_udp_sport(ep->token);
 	tp.daddr = daddr;

@@ -26,6 +26,7 @@ constexpr std::string_view kUsage =
     "  mrcctl route get ADDR\n"
     "  mrcctl route flush\n"
     "  mrcctl profile { add | set } id ID [ev-count N] [ev-active N] [ev-min-active N] [burst N]\n"
+    "                 [dscp N] [dscp-ctl N]\n"
     "                 [cc-algo { nscc | fixed | uec }] [target-delay PM] [gamma PM]\n"
     "                 [max-md PM] [max-wnd PM] [init-wnd PM]\n"
     "  mrcctl profile del id ID\n"
@@ -171,6 +172,10 @@ void ParseProfile(Args& a, Command& c) {
             SetOnce(p.ev_min_active, ParseU32(a.Value(w), w), w);
         } else if (w == "burst") {
             SetOnce(p.burst, ParseU32(a.Value(w), w), w);
+        } else if (w == "dscp") {
+            SetOnce(p.dscp, ParseU32(a.Value(w), w), w);
+        } else if (w == "dscp-ctl") {
+            SetOnce(p.dscp_ctl, ParseU32(a.Value(w), w), w);
         } else if (w == "cc-algo") {
             const std::string& v = a.Value(w);
             auto algo = CcAlgoFromName(v);

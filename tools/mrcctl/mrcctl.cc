@@ -136,6 +136,12 @@ Profile DecodeProfile(nlmsghdr* nlh) {
                         case MRC_EV_ATTR_BURST:
                             p.burst = v;
                             break;
+                        case MRC_EV_ATTR_DSCP:
+                            p.dscp = v;
+                            break;
+                        case MRC_EV_ATTR_DSCP_CTL:
+                            p.dscp_ctl = v;
+                            break;
                     }
                 });
                 break;
@@ -456,6 +462,8 @@ void PutProfileArgs(nl::Request& req, const ProfileArgs& p) {
         if (p.ev_active) req.PutU32(MRC_EV_ATTR_ACTIVE_PER_PLANE, *p.ev_active, "ev-active");
         if (p.ev_min_active) req.PutU32(MRC_EV_ATTR_MIN_ACTIVE, *p.ev_min_active, "ev-min-active");
         if (p.burst) req.PutU32(MRC_EV_ATTR_BURST, *p.burst, "burst");
+        if (p.dscp) req.PutU32(MRC_EV_ATTR_DSCP, *p.dscp, "dscp");
+        if (p.dscp_ctl) req.PutU32(MRC_EV_ATTR_DSCP_CTL, *p.dscp_ctl, "dscp-ctl");
         req.EndNest(ev);
     }
     if (p.has_cc()) {

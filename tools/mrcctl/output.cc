@@ -46,9 +46,10 @@ void PrintRoute(std::ostream& os, const Route& r) {
 // The words "profile add" (or "set") takes.
 void PrintProfile(std::ostream& os, const Profile& p) {
     os << "id " << p.id << " ev-count " << p.ev_count << " ev-active " << p.ev_active
-       << " ev-min-active " << p.ev_min_active << " burst " << p.burst << " cc-algo "
-       << CcAlgoName(p.cc_algo) << " target-delay " << p.target_delay << " gamma " << p.gamma
-       << " max-md " << p.max_md << " max-wnd " << p.max_wnd << " init-wnd " << p.init_wnd << '\n';
+       << " ev-min-active " << p.ev_min_active << " burst " << p.burst << " dscp " << p.dscp
+       << " dscp-ctl " << p.dscp_ctl << " cc-algo " << CcAlgoName(p.cc_algo) << " target-delay "
+       << p.target_delay << " gamma " << p.gamma << " max-md " << p.max_md << " max-wnd "
+       << p.max_wnd << " init-wnd " << p.init_wnd << '\n';
 }
 
 void PrintStats(std::ostream& os, const Stats& s) {
@@ -94,6 +95,8 @@ void JsonProfile(JsonWriter& j, const Profile& p) {
     j.Key("active_per_plane").Uint(p.ev_active);
     j.Key("min_active").Uint(p.ev_min_active);
     j.Key("burst").Uint(p.burst);
+    j.Key("dscp").Uint(p.dscp);
+    j.Key("dscp_ctl").Uint(p.dscp_ctl);
     j.EndObject();
     j.Key("cc").BeginObject();
     j.Key("algo").String(CcAlgoName(p.cc_algo));

@@ -86,6 +86,9 @@ _Static_assert(sizeof(struct sockaddr_mrc) == MRC_SOCKADDR_SIZE, "sockaddr_mrc A
 #define MRC_EV_COUNT_DEFAULT	128
 #define MRC_EV_BURST_MAX	64	/* packets of a flowcell */
 #define MRC_EV_BURST_DEFAULT	16
+#define MRC_DSCP_MAX		63
+#define MRC_DSCP_DATA_DEFAULT	0	/* best effort, as RoCE's default */
+#define MRC_DSCP_CTL_DEFAULT	48	/* CS6, as RoCE NICs' CNPs */
 
 /**
  * enum mrc_encap - how packets towards a route's prefix are encapsulated
@@ -252,6 +255,11 @@ enum mrc_seg_attr {
  *	on one EV (a flowcell: consecutive PSNs of one message, one
  *	segmentation-offload datagram); 1 sprays every packet on its own EV
  *	(default MRC_EV_BURST_DEFAULT)
+ * @MRC_EV_ATTR_DSCP: u32 0..63, DSCP of data packets (the trimmable
+ *	class), inner and outer IPv6 header; ECN bits ECT(0) (default
+ *	MRC_DSCP_DATA_DEFAULT)
+ * @MRC_EV_ATTR_DSCP_CTL: u32 0..63, DSCP of control packets (SACK, NACK,
+ *	probes, endpoint operations), Not-ECT (default MRC_DSCP_CTL_DEFAULT)
  */
 enum mrc_ev_attr {
 	MRC_EV_ATTR_UNSPEC,
@@ -259,6 +267,8 @@ enum mrc_ev_attr {
 	MRC_EV_ATTR_ACTIVE_PER_PLANE,
 	MRC_EV_ATTR_MIN_ACTIVE,
 	MRC_EV_ATTR_BURST,
+	MRC_EV_ATTR_DSCP,
+	MRC_EV_ATTR_DSCP_CTL,
 
 	/* private: */
 	__MRC_EV_ATTR_CNT,

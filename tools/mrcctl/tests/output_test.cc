@@ -86,7 +86,7 @@ TEST(Output, ShowLinesPasteBackIntoAdd) {
     PrintPlane(pi, p);
     EXPECT_EQ(*Parse(BatchWords("plane add ", pi)).plane.ifindex, 7u);
 
-    Profile f{4, 256, 12, 3, 8, MRC_CC_ALGO_FIXED, 700, 600, 400, 1300, 1200};
+    Profile f{4, 256, 12, 3, 8, MRC_CC_ALGO_FIXED, 700, 600, 400, 1300, 1200, 26, 46};
     std::ostringstream fs;
     PrintProfile(fs, f);
     ProfileArgs a = Parse(BatchWords("profile add ", fs)).profile;
@@ -95,6 +95,8 @@ TEST(Output, ShowLinesPasteBackIntoAdd) {
     EXPECT_EQ(*a.ev_active, 12u);
     EXPECT_EQ(*a.ev_min_active, 3u);
     EXPECT_EQ(*a.burst, 8u);
+    EXPECT_EQ(*a.dscp, 26u);
+    EXPECT_EQ(*a.dscp_ctl, 46u);
     EXPECT_EQ(*a.cc_algo, MRC_CC_ALGO_FIXED);
     EXPECT_EQ(*a.target_delay, 700u);
     EXPECT_EQ(*a.gamma, 600u);
@@ -112,12 +114,13 @@ TEST(Output, ShowLinesPasteBackIntoAdd) {
 }
 
 TEST(Output, ProfileAndStats) {
-    Profile p{0, 128, 0, 0, 16, MRC_CC_ALGO_NSCC, 750, 800, 500, 1500, 1500};
+    Profile p{0, 128, 0, 0, 16, MRC_CC_ALGO_NSCC, 750, 800, 500, 1500, 1500, 0, 48};
     std::ostringstream ts;
     PrintProfile(ts, p);
     EXPECT_EQ(
         ts.str(),
-        "id 0 ev-count 128 ev-active 0 ev-min-active 0 burst 16 cc-algo nscc target-delay 750 "
+        "id 0 ev-count 128 ev-active 0 ev-min-active 0 burst 16 dscp 0 dscp-ctl 48 cc-algo nscc "
+        "target-delay 750 "
         "gamma 800 max-md 500 max-wnd 1500 init-wnd 1500\n");
     std::ostringstream js;
     JsonWriter j(js);
