@@ -74,6 +74,8 @@ static bool mrc_pmtu_lower(struct mrc_net *mn, struct mrc_sock *ms,
  * @daddr: inner destination of the quoted packet (the peer)
  * @mtu: the MTU the router reported
  * @encap: bytes of outer headers in front of the quoted inner IPv6 header
+ *	(a quote claiming 640 or more is ignored: no encapsulation of ours
+ *	is that long)
  *
  * The quote is cut short (ICMPv6 carries at most 1232 bytes of it): its
  * headers are decoded as a trimmed packet's. Every established connection
@@ -100,7 +102,7 @@ void mrc_pmtu_report(struct net *net, const struct sk_buff *skb,
 	if (!len || skb_copy_bits(skb, mrc_off, buf, len) ||
 	    mrc_pkt_decode_flags(buf, len, MRC_DECODE_TRIMMED |
 				 MRC_DECODE_NO_ICRC, &pkt) ||
-	    !mrc_op_is_data(pkt.bth.opcode))
+	    !mrc_op_is_data(pkt.bth.opcode) || encap >= IPV6_MIN_MTU / 2)
 		goto ignored;
 	inner = max_t(u32, mtu, IPV6_MIN_MTU) - encap;
 	pay = mrc_mtu_for(inner);
