@@ -32,15 +32,12 @@ count() { tcpdump -Z root -r "$1" -n "$2" 2>/dev/null | wc -l; }
 # run NAME DSCP DSCP_CTL PORT
 run() {
 	local name=$1 d=$2 c=$3 port=$4 f=$out/$1.pcap tpid spid crc src
-	local data data_ok ctl ctl_ok i
+	local data data_ok ctl ctl_ok
 	# -Z root: the capture file is in a directory only root may write.
 	ip netns exec mrcd-a tcpdump -Z root -i mrcd0 -U -s 128 -w "$f" "udp port 4791" \
 		2>"$out/$name.tcpdump" &
 	tpid=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q "listening on" "$out/$name.tcpdump" && break
-		sleep 0.1
-	done
+	wait_for "$out/$name.tcpdump" "listening on" 10
 	ip netns exec mrcd-b ./mrc_xfer -l -p "$port" -n 40 -M 65536 -s 7 \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!

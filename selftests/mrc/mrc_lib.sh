@@ -24,6 +24,16 @@ check() {
 	fi
 }
 
+# wait_for FILE TEXT SECS: until FILE contains TEXT (1 if it never does)
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # expect_eq DESCRIPTION EXPECTED ACTUAL
 expect_eq() {
 	if [ "$2" = "$3" ]; then

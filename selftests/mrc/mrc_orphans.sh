@@ -36,16 +36,6 @@ ip netns exec mrco-b ./mrc_sock_helper listen 7300 >"$out/listen" 2>&1 &
 lpid=$!
 sleep 0.3
 
-# wait_for FILE TEXT SECS
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # run NAME MAX: one round; expects min(N, MAX) orphans
 run() {
 	local name=$1 max=$2 want a0 a1 o1 o2 c2 hpid i

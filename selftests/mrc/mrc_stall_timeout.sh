@@ -36,15 +36,6 @@ now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 info_tx() { sed -n 's/.*"tx_pkts":\([0-9]*\),"n_planes".*/\1/p' "$1" 2>/dev/null; }
 # info_una FILE: the client's oldest unacknowledged PSN
 info_una() { sed -n 's/.*"snd_una":\([0-9]*\).*/\1/p' "$1" 2>/dev/null; }
-# wait_for FILE TEXT SECS: until FILE contains TEXT
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # ---- 1. a reader that sleeps 12 s
 ip netns exec mrcs-b ./mrc_xfer -l -p 7200 -n 300 -M 1048576 -s 5 --stall "20:$STALL_MS" \

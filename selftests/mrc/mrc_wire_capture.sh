@@ -54,10 +54,7 @@ HB=${FAB_HADDR[hB]}
 fabric_exec hA timeout 280 tcpdump -Z root -i any -n -s 0 -B 65536 -w "$out/cap.pcap" ip6 \
 	2>"$out/tcpdump.err" &
 TD_PID=$!
-for ((i = 0; i < 50; i++)); do
-	grep -q "listening on" "$out/tcpdump.err" && break
-	sleep 0.1
-done
+wait_for "$out/tcpdump.err" "listening on" 5
 
 fabric_exec hB timeout 240 ./mrc_xfer -l -p 7300 -n 80 -M 1048576 -s 31 --stall "10:1500" \
 	--rcvbuf 1048576 \
