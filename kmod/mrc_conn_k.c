@@ -53,6 +53,8 @@
  */
 #define MRC_K_RESET_GRACE_NS	(200 * NSEC_PER_MSEC)
 #define MRC_K_STALL_GRACE_NS	(1 * NSEC_PER_MSEC)
+/* Idle children whose deadlines fall this close are aborted together. */
+#define MRC_K_REAP_SLACK_NS	(100 * NSEC_PER_MSEC)
 /*
  * A plane whose local queue (qdisc, device) refused a packet gets no new
  * packets for this long: the queue drains meanwhile (a 64-packet qdisc at
@@ -630,6 +632,70 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 		mrc_conn_updown(ms, false, 0);
 }
 
+/*
+ * A child its listener unlinked for idleness (mrc_listen_reap_idle()): the
+ * peer is told as by an aborting close() (it fails with ECONNRESET), then
+ * the engine goes. The accept queue's reference is ours.
+ */
+static void mrc_idle_child_work(struct work_struct *w)
+{
+	struct mrc_sock *ms = container_of(w, struct mrc_sock, destroy_work);
+	struct sk_buff_head q;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&ms->lock);
+	ms->released = true;
+	ms->abort = true;
+	mrc_conn_close_due(ms, &q);
+	spin_unlock_bh(&ms->lock);
+	mrc_xmit_queue(sock_net(&ms->sk), ms, &q);
+	mrc_conn_teardown(ms);
+	mrc_sock_free_child(&ms->sk);
+}
+
+/**
+ * mrc_listen_reap_idle() - the listener's timer: unlink the children whose
+ * idle deadline passed and hand each to a work item that aborts it;
+ * listener lock held (softirq)
+ * @lst: the listener
+ * @now: mrc_now()
+ *
+ * A child's deadline is cleared when it delivers a message, and accept()
+ * takes it off the queue, so only a connection that sent nothing and was
+ * not accepted goes (net.mrc.child_idle_timeout_ms). The queue is in
+ * creation order and every deadline is creation + the timeout read then,
+ * so the walk stops at the first deadline still ahead (a later sysctl
+ * change applies to later children); deadlines due within
+ * MRC_K_REAP_SLACK_NS are taken together, so a burst of children costs a
+ * few timer runs, not one each. The timer is re-armed for the next one.
+ */
+static void mrc_listen_reap_idle(struct mrc_sock *lst, u64 now)
+{
+	struct mrc_net *mn = mrc_net(sock_net(&lst->sk));
+	struct mrc_sock *child, *tmp;
+	u64 next = MRC_NO_DEADLINE, dl;
+
+	lockdep_assert_held(&lst->lock);
+	list_for_each_entry_safe(child, tmp, &lst->accept_q, accept_node) {
+		spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
+		dl = child->idle_deadline;
+		spin_unlock(&child->lock);
+		if (!dl)
+			continue;
+		if (dl > now + MRC_K_REAP_SLACK_NS) {
+			next = dl;
+			break;
+		}
+		list_del_init(&child->accept_node);
+		child->parent = NULL;
+		sk_acceptq_removed(&lst->sk);
+		mrc_net_count(mn, MRC_CNT_IDLE_CHILDREN_ABORTED);
+		INIT_WORK(&child->destroy_work, mrc_idle_child_work);
+		schedule_work(&child->destroy_work);
+	}
+	mrc_arm(lst, next);
+}
+
 /* The last message of a lingering close completed (or failed). */
 static void mrc_orphan_work(struct work_struct *w)
 {
@@ -746,6 +812,8 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 		*wake |= MRC_WAKE_WRITE;
 		break;
 	case MRC_EVT_MSG_DELIVERED:
+		/* A child that delivers is not idle (mrc_listen_reap_idle()). */
+		ms->idle_deadline = 0;
 		slot = &ms->rxm[ev->u.msg.msn % ms->rx_cap];
 		mb = *slot;
 		*slot = NULL;
@@ -897,6 +965,9 @@ static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
 		}
 		mrc_conn_on_timer(ms->conn, now);
 		mrc_conn_drain(ms, now, &q);
+		break;
+	case MRC_ST_LISTEN:
+		mrc_listen_reap_idle(ms, now);
 		break;
 	default:
 		break;
@@ -1347,7 +1418,7 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	struct mrc_sock *lst, *child;
 	struct sock *csk;
 	struct mrc_ep ep;
-	int err;
+	int err, idle;
 
 	if (c->status || c->src_qpn < 16 || !c->src_service ||
 	    !c->dst_service) {
@@ -1439,6 +1510,15 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	child->peer_hashed = true;
 	spin_unlock(&mn->conn_lock);
 	child->parent = &lst->sk;
+	idle = READ_ONCE(mn->child_idle_timeout_ms);
+	if (idle) {
+		child->idle_deadline = mrc_now() + (u64)idle * NSEC_PER_MSEC;
+		/* The listener's timer reaps idle children (oldest first). */
+		if (!hrtimer_is_queued(&lst->timer) ||
+		    child->idle_deadline <
+		    ktime_to_ns(hrtimer_get_expires(&lst->timer)))
+			mrc_arm(lst, child->idle_deadline);
+	}
 	list_add_tail(&child->accept_node, &lst->accept_q);
 	sk_acceptq_added(&lst->sk);
 	mrc_fill_ep(child, MRC_EP_CONNECT, &ep);

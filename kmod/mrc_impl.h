@@ -61,13 +61,17 @@
  *    mrc_sock.lock of a child -> mrc_net.conn_lock / mrc_net.bind_lock.
  *    The receive path takes at most one connection lock at a time except
  *    when a connect request creates a child (listener lock, then the child
- *    lock of a socket nobody else can see yet).
+ *    lock of a socket nobody else can see yet). A listener's timer
+ *    (mrc_listen_reap_idle()) holds the listener lock and takes each queued
+ *    child's lock in turn to read its idle deadline; the children it
+ *    unlinks are aborted by a work item with no listener lock held.
  *
  *  - Nesting within one lock class: a listener and its children are
  *    sockets of one family, so their connection locks (and their socket
  *    locks) share a lockdep class. The child's lock taken with the
  *    listener's held uses spin_lock_nested(SINGLE_DEPTH_NESTING) (child
- *    creation in the receive path; mrc_listen_stop() drops the listener's
+ *    creation in the receive path, the listener's idle reaper;
+ *    mrc_listen_stop() drops the listener's
  *    connection lock before it locks a child), and accept() takes
  *    the child's socket lock under the listener's with
  *    lock_sock_nested(SINGLE_DEPTH_NESTING). Never deeper than one level,
@@ -242,6 +246,10 @@
  *                         (peer told ECONNRESET, unacknowledged data
  *                         dropped) because net.mrc.max_orphans
  *                         connections were lingering already
+ * @MRC_CNT_IDLE_CHILDREN_ABORTED: connections a listener aborted (peer
+ *                         told ECONNRESET) because they sat in its accept
+ *                         queue for net.mrc.child_idle_timeout_ms without
+ *                         delivering a message
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -300,6 +308,7 @@ enum mrc_net_counter {
 	MRC_CNT_PTB_IGNORED,
 	MRC_CNT_PMTU_RTX,
 	MRC_CNT_ORPHANS_ABORTED,
+	MRC_CNT_IDLE_CHILDREN_ABORTED,
 	__MRC_CNT_MAX,
 };
 
@@ -335,6 +344,10 @@ enum mrc_net_counter {
  *              close(), given back by the teardown work)
  * @max_orphans: sysctl net.mrc.max_orphans: a close() that would make
  *              more orphans aborts the connection instead (READ_ONCE)
+ * @child_idle_timeout_ms: sysctl net.mrc.child_idle_timeout_ms: a child
+ *              still in its listener's accept queue that delivered no
+ *              message this long after its handshake is aborted (0:
+ *              never); read when the child is created (READ_ONCE)
  * @sysctl:     the namespace's copy of the sysctl table
  */
 struct mrc_net {
@@ -355,12 +368,21 @@ struct mrc_net {
 	int progress_timeout_ms;
 	atomic_t orphans;
 	int max_orphans;
+	int child_idle_timeout_ms;
 	struct mrc_hs_guard hs_guard;
 	struct ctl_table_header *sysctl;
 };
 
 /* net.mrc.max_orphans: default (the floor of TCP's tcp_max_orphans). */
 #define MRC_MAX_ORPHANS_DEF		4096
+
+/*
+ * net.mrc.child_idle_timeout_ms: default. A client connects to send; one
+ * that has sent nothing a minute after its handshake while the server is
+ * not accepting holds a backlog slot and an engine for nothing.
+ */
+#define MRC_CHILD_IDLE_TIMEOUT_MS_DEF	60000
+#define MRC_CHILD_IDLE_TIMEOUT_MS_MAX	(24 * 3600 * 1000)
 
 /* net.mrc.progress_timeout_ms: default and bounds (see mrc_net.c). */
 #define MRC_PROGRESS_TIMEOUT_MS_DEF	10000
@@ -532,6 +554,9 @@ struct mrc_mp {
  *              unacknowledged: they fail (ECONNRESET) if still pending then
  * @room_deadline: a local queue refused packets (mrc_conn_local_drops()):
  *              the planes it closed in the engine reopen at this time
+ * @idle_deadline: child: aborted by its listener at this time if still
+ *              queued, unless a message was delivered first (0: no
+ *              deadline); read by the listener's timer under both locks
  * @qpn_node:   link in mrc_net.qpn_hash
  * @peer_node:  link in mrc_net.peer_hash
  * @peer:       the peer (getpeername())
@@ -593,7 +618,8 @@ struct mrc_mp {
  *              segmentation-offload datagram); written at set-up
  * @txd:        @tx_burst transmit descriptors (connection lock), NULL
  *              when @tx_burst is 1
- * @destroy_work: tears a lingering (closed) connection down
+ * @destroy_work: tears a lingering (closed) connection down, or a child
+ *              its listener aborted for idleness
  * @plane_pkts: packets sent per plane
  * @plane_bytes: bytes (MRC packet, BTH to ICRC) sent per plane
  * @mp:         path snapshot of a configured route (NULL: no route, the
@@ -636,6 +662,7 @@ struct mrc_sock {
 	u64 linger_deadline;
 	u64 reset_deadline;
 	u64 room_deadline;
+	u64 idle_deadline;
 	struct hlist_node qpn_node;
 	struct hlist_node peer_node;
 	struct sockaddr_mrc peer;

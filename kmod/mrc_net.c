@@ -69,6 +69,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_PTB_IGNORED]	= "PktTooBigIgnored",
 	[MRC_CNT_PMTU_RTX]	= "PmtuRetransmits",
 	[MRC_CNT_ORPHANS_ABORTED] = "OrphansAborted",
+	[MRC_CNT_IDLE_CHILDREN_ABORTED] = "IdleChildrenAborted",
 };
 
 /**
@@ -108,6 +109,7 @@ static int mrc_progress_max = MRC_PROGRESS_TIMEOUT_MS_MAX;
 static int mrc_port_min = 1;
 static int mrc_port_max = 65535;
 static int mrc_hs_rate_max = MRC_HS_ANSWER_RATE_MAX;
+static int mrc_child_idle_max = MRC_CHILD_IDLE_TIMEOUT_MS_MAX;
 
 /*
  * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
@@ -169,6 +171,14 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_INT_MAX,
 	},
+	{
+		.procname	= "child_idle_timeout_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &mrc_child_idle_max,
+	},
 	{ }
 };
 
@@ -179,6 +189,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	mn->progress_timeout_ms = MRC_PROGRESS_TIMEOUT_MS_DEF;
 	mn->udp_port = MRC_UDP_PORT;
 	mn->max_orphans = MRC_MAX_ORPHANS_DEF;
+	mn->child_idle_timeout_ms = MRC_CHILD_IDLE_TIMEOUT_MS_DEF;
 	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -186,6 +197,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	t[1].data = &mn->udp_port;
 	t[2].data = &mn->hs_guard.rate;
 	t[3].data = &mn->max_orphans;
+	t[4].data = &mn->child_idle_timeout_ms;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
 					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {

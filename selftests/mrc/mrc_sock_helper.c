@@ -4,14 +4,20 @@
  *
  *   mrc_sock_helper bind PORT [ADDR]   bind, print "bound PORT", exit 0
  *   mrc_sock_helper hold PORT [ADDR]   bind, print "ready", wait for a signal
- *   mrc_sock_helper listen PORT [ADDR] bind, listen (backlog 128), print
- *                                      "ready", wait for a signal; never
- *                                      accepts
+ *   mrc_sock_helper listen PORT [ADDR] bind, listen (backlog 128, or
+ *                                      $MRC_BACKLOG), print "ready", wait
+ *                                      for a signal; never accepts
  *   mrc_sock_helper close N PORT ADDR  N connections to ADDR:PORT, 64 KiB
  *                                      sent on each, print "sent", wait
  *                                      for SIGUSR1, close them all (data
  *                                      maybe unacknowledged), print
  *                                      "closed"
+ *   mrc_sock_helper idle N BYTES PORT ADDR
+ *                                      N connections to ADDR:PORT, BYTES
+ *                                      (0 .. 65536) sent on each, print
+ *                                      "connected N", wait for SIGUSR1,
+ *                                      print "reset K": how many of them
+ *                                      failed with ECONNRESET (SO_ERROR)
  *
  * On failure it prints "error <errno name>" and exits 1, so a script can
  * assert the exact errno.
@@ -40,15 +46,23 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
-/* close N PORT ADDR: see the top of the file. */
-static int close_many(int fam, int n, const char *port, const char *addr)
+/*
+ * close N PORT ADDR and idle N BYTES PORT ADDR: see the top of the file.
+ * @bytes < 0: close mode (64 KiB each).
+ */
+static int connect_many(int fam, int n, int bytes, const char *port,
+			const char *addr)
 {
 	static char msg[65536];
+	bool closer = bytes < 0;
 	struct sockaddr_mrc sa;
 	sigset_t set, old;
-	int i, fd[256];
+	int i, fd[256], err, reset = 0;
+	socklen_t elen = sizeof(err);
 
-	if (n < 1 || n > 256) {
+	if (closer)
+		bytes = sizeof(msg);
+	if (n < 1 || n > 256 || bytes > (int)sizeof(msg)) {
 		errno = EINVAL;
 		return fail();
 	}
@@ -68,12 +82,21 @@ static int close_many(int fam, int n, const char *port, const char *addr)
 		fd[i] = socket(fam, SOCK_SEQPACKET, 0);
 		if (fd[i] < 0 ||
 		    connect(fd[i], (struct sockaddr *)&sa, sizeof(sa)) ||
-		    send(fd[i], msg, sizeof(msg), 0) != (ssize_t)sizeof(msg))
+		    (bytes && send(fd[i], msg, bytes, 0) != bytes))
 			return fail();
 	}
-	printf("sent %d\n", n);
+	printf(closer ? "sent %d\n" : "connected %d\n", n);
 	fflush(stdout);
 	sigsuspend(&old);
+	if (!closer) {
+		for (i = 0; i < n; i++) {
+			if (getsockopt(fd[i], SOL_SOCKET, SO_ERROR, &err, &elen))
+				return fail();
+			reset += err == ECONNRESET;
+		}
+		printf("reset %d\n", reset);
+		return 0;
+	}
 	for (i = 0; i < n; i++)
 		if (close(fd[i]))
 			return fail();
@@ -86,13 +109,16 @@ int main(int argc, char **argv)
 	struct sockaddr_mrc sa;
 	socklen_t len = sizeof(sa);
 	bool closer = argc == 5 && !strcmp(argv[1], "close");
+	bool idler = argc == 6 && !strcmp(argv[1], "idle");
 	int fam = mrc_family(), fd;
 
-	if (!closer &&
+	if (!closer && !idler &&
 	    (argc < 3 || (strcmp(argv[1], "bind") && strcmp(argv[1], "hold") &&
 			  strcmp(argv[1], "listen")))) {
 		fprintf(stderr, "usage: %s bind|hold|listen PORT [ADDR]\n"
-			"       %s close N PORT ADDR\n", argv[0], argv[0]);
+			"       %s close N PORT ADDR\n"
+			"       %s idle N BYTES PORT ADDR\n",
+			argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	/* Before the module is loaded there is no sysfs file to read: the
@@ -106,7 +132,10 @@ int main(int argc, char **argv)
 		return fail();
 	}
 	if (closer)
-		return close_many(fam, atoi(argv[2]), argv[3], argv[4]);
+		return connect_many(fam, atoi(argv[2]), -1, argv[3], argv[4]);
+	if (idler)
+		return connect_many(fam, atoi(argv[2]), atoi(argv[3]), argv[4],
+				    argv[5]);
 	fd = socket(fam, SOCK_SEQPACKET, 0);
 	if (fd < 0)
 		return fail();
@@ -124,7 +153,8 @@ int main(int argc, char **argv)
 		printf("bound %u\n", ntohs(sa.smrc_port));
 		return close(fd) ? fail() : 0;
 	}
-	if (!strcmp(argv[1], "listen") && listen(fd, 128))
+	if (!strcmp(argv[1], "listen") &&
+	    listen(fd, getenv("MRC_BACKLOG") ? atoi(getenv("MRC_BACKLOG")) : 128))
 		return fail();
 	printf("ready %u\n", ntohs(sa.smrc_port));
 	fflush(stdout);

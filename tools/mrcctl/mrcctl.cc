@@ -242,8 +242,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "pkt_too_big_ignored",
     "pmtu_retransmits",
     "orphans_aborted",
+    "idle_children_aborted",
 };
-static_assert(MRC_STATS_ATTR_ORPHANS_ABORTED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_IDLE_CHILDREN_ABORTED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

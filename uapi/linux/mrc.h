@@ -388,6 +388,9 @@ enum mrc_cc_attr {
  *	because a Packet Too Big made them too big for the path
  * @MRC_STATS_ATTR_ORPHANS_ABORTED: close() calls that aborted their
  *	connection because net.mrc.max_orphans were lingering already
+ * @MRC_STATS_ATTR_IDLE_CHILDREN_ABORTED: connections a listener aborted
+ *	because they sat in its accept queue for
+ *	net.mrc.child_idle_timeout_ms without delivering a message
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -458,6 +461,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_PKT_TOO_BIG_IGNORED,
 	MRC_STATS_ATTR_PMTU_RETRANSMITS,
 	MRC_STATS_ATTR_ORPHANS_ABORTED,
+	MRC_STATS_ATTR_IDLE_CHILDREN_ABORTED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
