@@ -55,6 +55,9 @@
 #define MRC_K_STALL_GRACE_NS	(1 * NSEC_PER_MSEC)
 /* Idle children whose deadlines fall this close are aborted together. */
 #define MRC_K_REAP_SLACK_NS	(100 * NSEC_PER_MSEC)
+/* Unanswered port-status updates: resent after 20 ms, doubling, 5 sends. */
+#define MRC_K_PS_RTO_NS		(20 * NSEC_PER_MSEC)
+#define MRC_K_PS_TRIES		5
 /*
  * A plane whose local queue (qdisc, device) refused a packet gets no new
  * packets for this long: the queue drains meanwhile (a 64-packet qdisc at
@@ -197,6 +200,50 @@ int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms)
 	}
 	spin_unlock_bh(&mn->conn_lock);
 	return -EADDRNOTAVAIL;
+}
+
+/**
+ * mrc_conn_for_peer() - run @fn on every connection to @peer, locked
+ * @net: namespace
+ * @peer: the peer's address
+ * @fn: called with the connection's lock held and a queue for the skbs to
+ *	send once it is dropped; returns true if the connection was the one
+ *	the caller was looking for
+ * @arg: passed to @fn
+ *
+ * Softirq. A walk of the whole QPN table: its callers (ICMPv6 errors,
+ * port-status updates and their answers) are rare and name the peer, not
+ * the connection. Sockets are freed after a grace period (SOCK_RCU_FREE);
+ * each is held while locked.
+ *
+ * Return: how many calls of @fn returned true.
+ */
+u32 mrc_conn_for_peer(struct net *net, const struct in6_addr *peer,
+		      bool (*fn)(struct mrc_sock *ms, void *arg,
+				 struct sk_buff_head *q),
+		      void *arg)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct sk_buff_head q;
+	struct mrc_sock *ms;
+	u32 n = 0;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(mn->qpn_hash, bkt, ms, qpn_node) {
+		if (!ipv6_addr_equal(peer, (struct in6_addr *)ms->peer.smrc_addr) ||
+		    !refcount_inc_not_zero(&ms->sk.sk_refcnt))
+			continue;
+		__skb_queue_head_init(&q);
+		spin_lock(&ms->lock);
+		if (fn(ms, arg, &q))
+			n++;
+		spin_unlock(&ms->lock);
+		mrc_xmit_queue(net, ms, &q);
+		sock_put(&ms->sk);
+	}
+	rcu_read_unlock();
+	return n;
 }
 
 static void mrc_conn_unhash(struct mrc_net *mn, struct mrc_sock *ms)
@@ -524,24 +571,17 @@ void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q)
 		__skb_queue_tail(q, skb);
 }
 
-/**
- * mrc_conn_send_port_status() - queue a port-status update to the peer;
- * connection lock held
- * @ms: an established connection on a configured route
- * @q: where the skb goes (sent by the caller after unlocking)
- *
- * MRC 1.0's ERTH PORT_STATUS_UPDATE: bit n of the mask set when our port
- * of plane n is up. Plane ids are the namespace's (mrcctl plane add id N):
- * a multi-plane fabric numbers its planes alike on every host, so the peer
- * reads bit n as its own plane n. It leaves on the first plane that is up.
+/*
+ * One port-status update (ERTH PORT_STATUS_UPDATE) with our ports' state
+ * now; the retransmission deadline doubles with each send. Connection
+ * lock held.
  */
-void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q)
+static bool mrc_ps_xmit(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 {
 	struct mrc_pkt pkt;
 	struct sk_buff *skb;
 	u32 i, mask = 0;
 
-	lockdep_assert_held(&ms->lock);
 	for (i = 0; i < ms->mp->nplanes; i++)
 		if (READ_ONCE(ms->mp->plane[i].up) && ms->mp->plane[i].id < 32)
 			mask |= BIT(ms->mp->plane[i].id);
@@ -553,13 +593,102 @@ void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q)
 	pkt.ep.kind = MRC_EP_PORT_STATUS;
 	pkt.ep.token = ms->token;
 	pkt.ep.port_mask = mask;
-	pkt.ep.tx_ts = (u16)(mrc_now() / MRC_TS_UNIT_NS);
+	pkt.ep.tx_ts = (u16)(now / MRC_TS_UNIT_NS);
 	pkt.ep.ftype = MRC_TS_FTYPE;
+	ms->ps_tx_ts = pkt.ep.tx_ts;
+	ms->ps_deadline = now + (MRC_K_PS_RTO_NS << ms->ps_tries);
+	ms->ps_tries++;
 	skb = mrc_build_pkt(ms, &pkt, mrc_ep_udp_sport(pkt.ep.token), NULL, 0);
-	if (skb) {
-		__skb_queue_tail(q, skb);
+	if (!skb)
+		return false;
+	__skb_queue_tail(q, skb);
+	return true;
+}
+
+/**
+ * mrc_conn_send_port_status() - queue a port-status update to the peer;
+ * connection lock held
+ * @ms: an established connection on a configured route
+ * @q: where the skb goes (sent by the caller after unlocking)
+ *
+ * MRC 1.0's ERTH PORT_STATUS_UPDATE: bit n of the mask set when our port
+ * of plane n is up. Plane ids are the namespace's (mrcctl plane add id N):
+ * a multi-plane fabric numbers its planes alike on every host, so the peer
+ * reads bit n as its own plane n. It leaves on the first plane that is up.
+ * BTH.PSN carries the connection's token (as on every endpoint packet of
+ * ours): the peer applies the update to that connection only.
+ *
+ * The peer answers with an EETH echoing the update's timestamp; until it
+ * does, the update (with the ports' state at that time) is sent again
+ * after MRC_K_PS_RTO_NS, doubling, MRC_K_PS_TRIES times in all: one lost
+ * announcement no longer leaves the peer to find the dead plane by
+ * timeouts. A newer change restarts the count.
+ */
+void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q)
+{
+	lockdep_assert_held(&ms->lock);
+	ms->ps_tries = 0;
+	if (mrc_ps_xmit(ms, mrc_now(), q))
 		mrc_net_count(mrc_net(sock_net(&ms->sk)), MRC_CNT_TX_PORT_STATUS);
+}
+
+/* An unanswered port-status update whose deadline passed goes again. */
+static void mrc_ps_due(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
+{
+	if (!ms->ps_tries || now < ms->ps_deadline)
+		return;
+	if (ms->ps_tries >= MRC_K_PS_TRIES) {
+		/* The peer will learn from its timeouts, as without us. */
+		ms->ps_tries = 0;
+		return;
 	}
+	mrc_net_count(mrc_net(sock_net(&ms->sk)), MRC_CNT_PORT_STATUS_RTX);
+	mrc_ps_xmit(ms, now, q);
+}
+
+/**
+ * mrc_conn_port_status_answer() - queue the answer to a peer's port-status
+ * update (EETH, its timestamp echoed); connection lock held
+ * @ms: the connection the update named
+ * @tx_ts: the update's timestamp
+ * @q: where the skb goes
+ */
+void mrc_conn_port_status_answer(struct mrc_sock *ms, u16 tx_ts,
+				 struct sk_buff_head *q)
+{
+	struct mrc_pkt pkt;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&ms->lock);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = MRC_OP_EP_RESP;
+	pkt.bth.tver = MRC_TVER;
+	pkt.bth.pkey = MRC_PKEY_DEFAULT;
+	pkt.bth.dest_qp = MRC_QPN_EP;
+	pkt.ep.kind = MRC_EP_PORT_STATUS;
+	pkt.ep.token = ms->token;
+	pkt.ep.tx_ts = tx_ts;
+	skb = mrc_build_pkt(ms, &pkt, mrc_ep_udp_sport(pkt.ep.token), NULL, 0);
+	if (skb)
+		__skb_queue_tail(q, skb);
+}
+
+/**
+ * mrc_conn_port_status_acked() - the peer answered a port-status update;
+ * connection lock held
+ * @ms: the connection whose token the answer carries
+ * @tx_ts: the timestamp it echoes
+ *
+ * Return: true if it answers the update we are retransmitting (which then
+ * stops), false for an answer to an older one.
+ */
+bool mrc_conn_port_status_acked(struct mrc_sock *ms, u16 tx_ts)
+{
+	lockdep_assert_held(&ms->lock);
+	if (!ms->ps_tries || tx_ts != ms->ps_tx_ts)
+		return false;
+	ms->ps_tries = 0;
+	return true;
 }
 
 static void mrc_free_msgs(struct mrc_sock *ms)
@@ -787,6 +916,8 @@ static u64 mrc_conn_deadline(const struct mrc_sock *ms)
 		t = min(t, ms->reset_deadline);
 	if (ms->room_deadline)
 		t = min(t, ms->room_deadline);
+	if (ms->ps_tries)
+		t = min(t, ms->ps_deadline);
 	return t;
 }
 
@@ -890,6 +1021,7 @@ void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 		mrc_sk_fail(ms, ECONNRESET);
 	}
 	mrc_conn_close_due(ms, q);
+	mrc_ps_due(ms, now, q);
 	if (mrc_orphan_done(ms, now))
 		return;
 	mrc_arm(ms, mrc_conn_deadline(ms));
@@ -1743,11 +1875,9 @@ void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt 
 		}
 		break;
 	case MRC_EP_PORT_STATUS:
-		if (pkt->bth.opcode == MRC_OP_EP_REQ) {
-			mrc_conn_peer_ports(net, &ip6->saddr, pkt->ep.port_mask);
-			return;
-		}
-		break;
+		mrc_conn_peer_ports(net, &ip6->saddr, &pkt->ep,
+				    pkt->bth.opcode == MRC_OP_EP_REQ);
+		return;
 	default:
 		break;
 	}

@@ -216,8 +216,8 @@
  *                         period for pending acknowledgements
  * @MRC_CNT_TX_PORT_STATUS: port-status updates sent (a local plane went
  *                         down or up; one per established connection on it)
- * @MRC_CNT_RX_PORT_STATUS: port-status updates received from a peer that
- *                         some connection of this namespace talks to
+ * @MRC_CNT_RX_PORT_STATUS: port-status updates received for a connection
+ *                         of this namespace (source address and token)
  * @MRC_CNT_CONN_ABORTED:  connections closed with SO_LINGER 0 (abort)
  * @MRC_CNT_TX_LOCAL_DROP: data packets this host's own queue (qdisc, device)
  *                         refused; retransmitted at once, see
@@ -250,6 +250,13 @@
  *                         told ECONNRESET) because they sat in its accept
  *                         queue for net.mrc.child_idle_timeout_ms without
  *                         delivering a message
+ * @MRC_CNT_PORT_STATUS_RTX: port-status updates sent again because the
+ *                         peer had not answered them
+ * @MRC_CNT_PORT_STATUS_ACKED: answers that confirmed the port-status
+ *                         update being retransmitted
+ * @MRC_CNT_PORT_STATUS_UNMATCHED: port-status updates or answers that
+ *                         named no connection of their source (token):
+ *                         ignored
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -309,6 +316,9 @@ enum mrc_net_counter {
 	MRC_CNT_PMTU_RTX,
 	MRC_CNT_ORPHANS_ABORTED,
 	MRC_CNT_IDLE_CHILDREN_ABORTED,
+	MRC_CNT_PORT_STATUS_RTX,
+	MRC_CNT_PORT_STATUS_ACKED,
+	MRC_CNT_PORT_STATUS_UNMATCHED,
 	__MRC_CNT_MAX,
 };
 
@@ -557,6 +567,10 @@ struct mrc_mp {
  * @idle_deadline: child: aborted by its listener at this time if still
  *              queued, unless a message was delivered first (0: no
  *              deadline); read by the listener's timer under both locks
+ * @ps_tries:   port-status update being retransmitted: sends so far (0:
+ *              none pending, see mrc_conn_send_port_status())
+ * @ps_tx_ts:   its timestamp, which the peer's answer echoes
+ * @ps_deadline: when it is sent again
  * @qpn_node:   link in mrc_net.qpn_hash
  * @peer_node:  link in mrc_net.peer_hash
  * @peer:       the peer (getpeername())
@@ -663,6 +677,9 @@ struct mrc_sock {
 	u64 reset_deadline;
 	u64 room_deadline;
 	u64 idle_deadline;
+	u8 ps_tries;
+	u16 ps_tx_ts;
+	u64 ps_deadline;
 	struct hlist_node qpn_node;
 	struct hlist_node peer_node;
 	struct sockaddr_mrc peer;
@@ -772,8 +789,15 @@ void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 		       u32 evs);
 void mrc_conn_plane_state(struct net *net, u32 id, bool up);
 void mrc_conn_peer_ports(struct net *net, const struct in6_addr *saddr,
-			 u32 mask);
+			 const struct mrc_ep *ep, bool req);
 void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q);
+void mrc_conn_port_status_answer(struct mrc_sock *ms, u16 tx_ts,
+				 struct sk_buff_head *q);
+bool mrc_conn_port_status_acked(struct mrc_sock *ms, u16 tx_ts);
+u32 mrc_conn_for_peer(struct net *net, const struct in6_addr *peer,
+		      bool (*fn)(struct mrc_sock *ms, void *arg,
+				 struct sk_buff_head *q),
+		      void *arg);
 void mrc_flow_policy(const struct sock *sk, struct flowi6 *fl6);
 void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 		 const struct in6_addr *daddr, int oif, u8 op,

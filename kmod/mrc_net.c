@@ -70,6 +70,9 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_PMTU_RTX]	= "PmtuRetransmits",
 	[MRC_CNT_ORPHANS_ABORTED] = "OrphansAborted",
 	[MRC_CNT_IDLE_CHILDREN_ABORTED] = "IdleChildrenAborted",
+	[MRC_CNT_PORT_STATUS_RTX] = "PortStatusRetransmits",
+	[MRC_CNT_PORT_STATUS_ACKED] = "PortStatusAcked",
+	[MRC_CNT_PORT_STATUS_UNMATCHED] = "PortStatusUnmatched",
 };
 
 /**

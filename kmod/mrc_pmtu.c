@@ -66,6 +66,24 @@ static bool mrc_pmtu_lower(struct mrc_net *mn, struct mrc_sock *ms,
 	return true;
 }
 
+struct mrc_pmtu_arg {
+	struct mrc_net *mn;
+	const struct mrc_pkt *pkt;	/* the quote */
+	u32 inner;			/* IPv6 packet size the path takes */
+	u32 pay;			/* MRC payload per packet that fits */
+};
+
+/* The connection whose peer QPN the quote names lowers its MTU. */
+static bool mrc_pmtu_one(struct mrc_sock *ms, void *arg,
+			 struct sk_buff_head *q)
+{
+	const struct mrc_pmtu_arg *a = arg;
+
+	if (ms->peer_qpn != a->pkt->bth.dest_qp)
+		return false;
+	return mrc_pmtu_lower(a->mn, ms, a->pkt, a->pay, a->inner, q);
+}
+
 /**
  * mrc_pmtu_report() - a Packet Too Big quoting one of our packets
  * @net: the namespace it arrived in
@@ -80,9 +98,8 @@ static bool mrc_pmtu_lower(struct mrc_net *mn, struct mrc_sock *ms,
  * The quote is cut short (ICMPv6 carries at most 1232 bytes of it): its
  * headers are decoded as a trimmed packet's. Every established connection
  * to @daddr whose peer QPN the quote names and that sent the quoted PSN
- * lately takes the lower MTU. Connections
- * are found by a walk of the namespace's table, as port-status updates
- * are: reports are rare and cheap to check.
+ * lately takes the lower MTU (mrc_conn_for_peer(): reports are rare and
+ * cheap to check).
  */
 void mrc_pmtu_report(struct net *net, const struct sk_buff *skb,
 		     unsigned int mrc_off, const struct in6_addr *daddr,
@@ -90,12 +107,9 @@ void mrc_pmtu_report(struct net *net, const struct sk_buff *skb,
 {
 	struct mrc_net *mn = mrc_net(net);
 	u8 buf[MRC_PMTU_QUOTE];
-	struct sk_buff_head q;
-	struct mrc_sock *ms;
-	bool lowered = false;
+	struct mrc_pmtu_arg a;
 	struct mrc_pkt pkt;
-	u32 len, inner, pay;
-	int bkt;
+	u32 len;
 
 	len = skb->len > mrc_off ? min_t(u32, skb->len - mrc_off, sizeof(buf))
 				 : 0;
@@ -104,23 +118,11 @@ void mrc_pmtu_report(struct net *net, const struct sk_buff *skb,
 				 MRC_DECODE_NO_ICRC, &pkt) ||
 	    !mrc_op_is_data(pkt.bth.opcode) || encap >= IPV6_MIN_MTU / 2)
 		goto ignored;
-	inner = max_t(u32, mtu, IPV6_MIN_MTU) - encap;
-	pay = mrc_mtu_for(inner);
-	hash_for_each_rcu(mn->qpn_hash, bkt, ms, qpn_node) {
-		if (READ_ONCE(ms->peer_qpn) != pkt.bth.dest_qp ||
-		    !ipv6_addr_equal(daddr,
-				     (struct in6_addr *)ms->peer.smrc_addr) ||
-		    !refcount_inc_not_zero(&ms->sk.sk_refcnt))
-			continue;
-		__skb_queue_head_init(&q);
-		spin_lock(&ms->lock);
-		if (mrc_pmtu_lower(mn, ms, &pkt, pay, inner, &q))
-			lowered = true;
-		spin_unlock(&ms->lock);
-		mrc_xmit_queue(net, ms, &q);
-		sock_put(&ms->sk);
-	}
-	if (lowered) {
+	a.mn = mn;
+	a.pkt = &pkt;
+	a.inner = max_t(u32, mtu, IPV6_MIN_MTU) - encap;
+	a.pay = mrc_mtu_for(a.inner);
+	if (mrc_conn_for_peer(net, daddr, mrc_pmtu_one, &a)) {
 		mrc_net_count(mn, MRC_CNT_PTB);
 		return;
 	}

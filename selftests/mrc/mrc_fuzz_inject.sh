@@ -19,6 +19,9 @@
 #    address (so they pass the source check and reach QPN demux, the
 #    engine's window and connection-id checks) and from a second address
 #    (wrong source): every class shows in its /proc/net/mrc drop counter.
+#  - 2 x 16 forged port-status updates and answers from the client's
+#    addresses with random tokens: all ignored (PortStatusUnmatched), none
+#    applied.
 #
 # The transfer must complete intact (SHA-256 both ways) and the kernel must
 # not splat (the rig checks dmesg).
@@ -152,6 +155,19 @@ echo "# peer source: $inj1"
 inj2=$(ip netns exec mrcf-a ./mrc_inject -d fd00:6d72:2::2 -q "$qpn" -c "$cack" -n "$COUNT" \
 	-b fd00:6d72:2::3 -s 2)
 echo "# other source: $inj2"
+# Forged port-status updates and answers from both of the client
+# namespace's addresses (one is the peer's): each names its connection by
+# a random token (a real one is 1 in 65,536), so none may be taken for the
+# live connection's.
+psu0=$(proc_counter PortStatusUnmatched mrcf-b) psr0=$(proc_counter RxPortStatus mrcf-b)
+for a in 1 3; do
+	echo "# from ::$a: $(ip netns exec mrcf-a ./mrc_inject -P -d fd00:6d72:2::2 \
+		-b fd00:6d72:2::$a -n 16 -s $((a + 2)))"
+done
+expect_eq "forged port-status traffic: all 32 ignored (PortStatusUnmatched)" 32 \
+	"$(($(proc_counter PortStatusUnmatched mrcf-b) - psu0))"
+expect_eq "forged port-status updates: none applied (RxPortStatus)" "$psr0" \
+	"$(proc_counter RxPortStatus mrcf-b)"
 check "connection still open after the UDP injection" kill -0 "$cpid" "$spid"
 log "transfer $( [ -s "$out/cli" ] && echo finished || echo "still running") at the end of the injection"
 touch "$out/release"

@@ -60,6 +60,14 @@
  * for that source) to SERVICE with random ids; every other one echoes a
  * random (forged) cookie. Nobody at those sources ever answers. Prints
  * one line "connect flood: total N forged_cookie N".
+ *
+ *   mrc_inject -P -d ADDR -b SRCADDR [-n COUNT] [-s SEED]
+ *
+ * -P: forged port-status traffic over plain UDP from SRCADDR (the peer's
+ * address): alternately an update (ERTH PORT_STATUS_UPDATE, every port
+ * down) and an answer (EETH), each with a random token in BTH.PSN where a
+ * real one carries its connection's. Prints "port status: total N
+ * updates N answers N".
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -521,6 +529,41 @@ static int inject_srh(const struct in6_addr *dst, const char *src_s,
 	return 0;
 }
 
+/* ---- -P: forged port-status updates and answers ---- */
+
+static int inject_port_status(int fd, unsigned long count)
+{
+	unsigned long i, upd = 0;
+	uint8_t buf[256];
+	struct mrc_pkt p;
+	int len;
+
+	for (i = 0; i < count; i++) {
+		if (i & 1) {
+			base(&p, MRC_OP_EP_RESP, MRC_QPN_EP);
+		} else {
+			base(&p, MRC_OP_EP_REQ, MRC_QPN_EP);
+			p.ep.ftype = MRC_TS_FTYPE;
+			upd++;
+		}
+		p.ep.kind = MRC_EP_PORT_STATUS;
+		p.ep.token = (uint16_t)rnd();
+		p.ep.tx_ts = (uint16_t)rnd();
+		len = mrc_pkt_encode_ip6(icrc_ctx, &p, buf, sizeof(buf));
+		if (len < 0) {
+			fprintf(stderr, "encode: %d\n", len);
+			return 1;
+		}
+		if (send(fd, buf, len, 0) != len) {
+			perror("send");
+			return 1;
+		}
+	}
+	printf("port status: total %lu updates %lu answers %lu\n", count, upd,
+	       count - upd);
+	return 0;
+}
+
 /* ---- -C: connect requests from spoofed sources ---- */
 
 static int connect_packet(uint8_t *buf, unsigned long i, const struct in6_addr *src,
@@ -605,12 +648,12 @@ int main(int argc, char **argv)
 	const char *bind_addr = NULL, *fwd_addr = NULL;
 	uint8_t buf[2048];
 	struct mrc_pkt p;
-	int fd, c, len, k, srh = 0, flood = 0;
+	int fd, c, len, k, srh = 0, flood = 0, ports = 0;
 	unsigned long service = 0;
 	socklen_t slen;
 
 	rs = 12345;
-	while ((c = getopt(argc, argv, "d:q:c:n:b:s:f:p:SC")) != -1) {
+	while ((c = getopt(argc, argv, "d:q:c:n:b:s:f:p:SCP")) != -1) {
 		switch (c) {
 		case 'd':
 			if (inet_pton(AF_INET6, optarg, &dst.sin6_addr) != 1)
@@ -624,17 +667,19 @@ int main(int argc, char **argv)
 		case 'f': fwd_addr = optarg; break;
 		case 'S': srh = 1; break;
 		case 'C': flood = 1; break;
+		case 'P': ports = 1; break;
 		case 'p': service = strtoul(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: mrc_inject -d ADDR -q QPN -c CACK [-n N] [-b SRC]\n"
 				"       mrc_inject -S -d ADDR -q QPN -b SRC -f FWD [-n N]\n"
-				"       mrc_inject -C -d ADDR -b SRCPREFIX -p SERVICE [-n N]\n");
+				"       mrc_inject -C -d ADDR -b SRCPREFIX -p SERVICE [-n N]\n"
+				"       mrc_inject -P -d ADDR -b SRC [-n N]\n");
 			return 2;
 		}
 	}
 	if (flood)
 		return inject_connect(&dst.sin6_addr, bind_addr, (uint16_t)service, count);
-	if (!qpn)
+	if (!qpn && !ports)
 		return 2;
 	if (srh)
 		return inject_srh(&dst.sin6_addr, bind_addr, fwd_addr, qpn, count);
@@ -660,6 +705,8 @@ int main(int argc, char **argv)
 	icrc_ip.sport = ntohs(src.sin6_port);
 	icrc_ip.dport = MRC_UDP_PORT;
 	icrc_ctx = &icrc_ip;
+	if (ports)
+		return inject_port_status(fd, count);
 	for (i = 0; i < count; i++) {
 		k = i % 8;
 		switch (k) {

@@ -16,6 +16,11 @@
 # When the port returns, hA announces it and hB uses plane 2 again.
 # Digests both ways; the TxPortStatus/RxPortStatus counters of
 # /proc/net/mrc.
+#
+# The first announcement is lost on the way (hB's nftables input drops the
+# first ERTH port-status update it sees): hA must send it again (20 ms
+# later, PortStatusRetransmits) until hB's answer (EETH) confirms it
+# (PortStatusAcked), and all of the above must hold all the same.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
@@ -56,6 +61,19 @@ to0=$(info timeouts)
 pl0=$(info plane) bad0=$(info bad)
 check "hB sends on plane $P before the cut ($pl0 packets)" [ "${pl0:-0}" -gt 0 ]
 
+# UDP to 4791, BTH opcode 0xD8 (ERTH), ERTH byte 3 (vendor info) 0: a
+# port-status update, not a handshake packet; only the first is dropped.
+fabric_exec hB nft -f - <<EOF
+table inet mrcps {
+	chain in {
+		type filter hook input priority 0;
+		udp dport 4791 @th,64,8 0xd8 @th,184,8 0 limit rate 1/hour burst 1 packets counter drop
+	}
+}
+EOF
+check "hB drops the first port-status update" [ $? = 0 ]
+rt0=$(counter hA PortStatusRetransmits) ak0=$(counter hA PortStatusAcked)
+
 check "the transfer is still running at the cut" kill -0 "$cpid"
 fabric_hostlink_set hA $P down
 sleep 0.5
@@ -67,6 +85,13 @@ tx1=$(counter hA TxPortStatus) rx1=$(counter hB RxPortStatus)
 log "hB plane $P packets: $pl0 before, $pl1 at +0.5 s, $pl2 at +2 s; timeouts $to0 -> $to2"
 log "hA TxPortStatus $tx0 -> $tx1, hB RxPortStatus $rx0 -> $rx1"
 check "hA announced its dead port" [ "$((tx1 - tx0))" -ge 1 ]
+dropped=$(fabric_exec hB nft list table inet mrcps | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
+rt1=$(($(counter hA PortStatusRetransmits) - rt0)) ak1=$(($(counter hA PortStatusAcked) - ak0))
+log "hB dropped $dropped update(s); hA resent $rt1, $ak1 answered"
+check "the first announcement was lost ($dropped dropped)" [ "$dropped" = 1 ]
+check "hA sent it again ($rt1 retransmissions)" [ "$rt1" -ge 1 ]
+check "hB answered it ($ak1)" [ "$ak1" -ge 1 ]
+check "the answer stopped the retransmissions ($rt1 < 5)" [ "$rt1" -lt 5 ]
 check "hB heard it" [ "$((rx1 - rx0))" -ge 1 ]
 check "hB sends nothing on plane $P after the announcement ($pl1 -> $pl2)" [ "$pl2" = "$pl1" ]
 log "hB plane $P ASSUMED_BAD EVs: $bad0 before the cut, $bad1 at +0.5 s, $bad2 at +2 s (of $evs)"

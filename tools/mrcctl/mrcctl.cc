@@ -243,8 +243,11 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "pmtu_retransmits",
     "orphans_aborted",
     "idle_children_aborted",
+    "port_status_retransmits",
+    "port_status_acked",
+    "port_status_unmatched",
 };
-static_assert(MRC_STATS_ATTR_IDLE_CHILDREN_ABORTED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_PORT_STATUS_UNMATCHED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -391,6 +391,12 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_IDLE_CHILDREN_ABORTED: connections a listener aborted
  *	because they sat in its accept queue for
  *	net.mrc.child_idle_timeout_ms without delivering a message
+ * @MRC_STATS_ATTR_PORT_STATUS_RETRANSMITS: port-status updates sent again
+ *	because the peer had not answered them
+ * @MRC_STATS_ATTR_PORT_STATUS_ACKED: answers that confirmed the
+ *	port-status update being retransmitted
+ * @MRC_STATS_ATTR_PORT_STATUS_UNMATCHED: port-status updates or answers
+ *	that named no connection of their source (token): ignored
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -462,6 +468,9 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_PMTU_RETRANSMITS,
 	MRC_STATS_ATTR_ORPHANS_ABORTED,
 	MRC_STATS_ATTR_IDLE_CHILDREN_ABORTED,
+	MRC_STATS_ATTR_PORT_STATUS_RETRANSMITS,
+	MRC_STATS_ATTR_PORT_STATUS_ACKED,
+	MRC_STATS_ATTR_PORT_STATUS_UNMATCHED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
