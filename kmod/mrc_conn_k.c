@@ -1698,14 +1698,17 @@ static struct mrc_sock *mrc_hs_peer(struct mrc_net *mn, u32 qpn,
  * @net: namespace
  * @daddr: destination of the quoted packet (the peer)
  * @pkt: the quoted MRC packet, decoded
- * @err: the errno the error maps to (icmpv6_err_convert(): a hard error)
+ * @err: the errno the error maps to (icmpv6_err_convert(), hard or soft)
  *
- * A hard error about our connect request fails the connecting socket at
+ * Any error about our connect request fails the connecting socket at
  * once, as TCP's SYN-SENT does: ECONNREFUSED for a port unreachable (the
  * peer's namespace has no MRC socket, so its UDP port is not bound),
- * EHOSTUNREACH, EACCES... Errors about other packets are left to the
- * engine: paths are judged by acknowledgements, not by ICMP, which is
- * unauthenticated and rate-limited.
+ * EHOSTUNREACH for an address unreachable (this host's neighbour discovery
+ * found nobody at an on-link peer's address, after about 3 s), EACCES...
+ * The quote must name the request (token, QPN, connection id). Errors
+ * about other packets are left to the engine: paths are judged by
+ * acknowledgements, not by ICMP, which is unauthenticated and
+ * rate-limited.
  */
 void mrc_conn_icmp_err(struct net *net, const struct in6_addr *daddr,
 		       const struct mrc_pkt *pkt, int err)

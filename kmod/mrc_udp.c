@@ -507,8 +507,12 @@ static void mrc_udp_err_quote(struct sock *sk, struct sk_buff *skb,
 				ntohl(icmp->icmp6_mtu), 0);
 		return;
 	}
-	if (!icmpv6_err_convert(icmp->icmp6_type, icmp->icmp6_code, &err))
-		return;		/* not a hard error */
+	/*
+	 * Soft errors too: a connect request fails on any error, as TCP's
+	 * SYN-SENT does (address unreachable: an on-link peer that never
+	 * answered neighbour discovery); nothing else is acted on.
+	 */
+	icmpv6_err_convert(icmp->icmp6_type, icmp->icmp6_code, &err);
 	if (skb->len <= off)
 		return;
 	len = min_t(u32, skb->len - off, sizeof(buf));

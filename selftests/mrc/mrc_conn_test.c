@@ -627,8 +627,9 @@ TEST_F(conn, many_messages_pipelined)
 }
 
 /*
- * connect() failures: nobody answers (ETIMEDOUT), a namespace without MRC
- * (ECONNREFUSED from its ICMPv6 port unreachable), no
+ * connect() failures: nobody answers (ETIMEDOUT), nobody at an on-link
+ * address (EHOSTUNREACH from this host's neighbour discovery, as TCP), a
+ * namespace without MRC (ECONNREFUSED from its ICMPv6 port unreachable), no
  * listener (ECONNREFUSED from MRC's reject), blocking and not.
  */
 TEST(connect_failures)
@@ -645,12 +646,30 @@ TEST(connect_failures)
 	ns = open_ns(NS_CLI);
 	fd = socket_in(ns, home, fam);
 	ASSERT_LE(0, fd);
-	/* Nobody answers: retransmitted, then ETIMEDOUT. */
-	sa = mrc_addr(fam, SRV_PORT, "fd00:6d72::99");
+	/*
+	 * Nobody answers (a neighbour entry for a MAC address nobody has):
+	 * retransmitted, then ETIMEDOUT.
+	 */
+	ASSERT_EQ(0, system("ip -n " NS_CLI " neigh replace fd00:6d72::98 "
+			    "lladdr 02:00:00:6d:72:98 dev mrcct1 nud permanent"));
+	sa = mrc_addr(fam, SRV_PORT, "fd00:6d72::98");
 	t0 = now_s();
 	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
 	EXPECT_EQ(ETIMEDOUT, errno);
 	EXPECT_GT(now_s() - t0, 2.0);
+	close(fd);
+	/*
+	 * On-link, but nobody answers neighbour discovery: its ICMPv6
+	 * address unreachable (after 3 solicitations, 1 s apart) fails the
+	 * connect with EHOSTUNREACH, before the handshake gives up.
+	 */
+	fd = socket_in(ns, home, fam);
+	ASSERT_LE(0, fd);
+	sa = mrc_addr(fam, SRV_PORT, "fd00:6d72::99");
+	t0 = now_s();
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&sa, sizeof(sa)));
+	EXPECT_EQ(EHOSTUNREACH, errno);
+	EXPECT_LT(now_s() - t0, 5.0);
 	close(fd);
 	/*
 	 * The server's namespace has never used MRC: its UDP port is not
