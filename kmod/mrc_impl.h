@@ -30,7 +30,8 @@
  *    without a lock, read racily for reporting (a snapshot, not a
  *    transaction).
  *
- * The datapath (connections, see mrc_conn_k.c, mrc_udp.c) adds:
+ * The datapath (connections, see mrc_conn_k.c, mrc_input.c, mrc_output.c)
+ * adds:
  *
  *  - mrc_sock.lock (spinlock, BH-safe), "the connection lock": protects the
  *    protocol engine (mrc_sock.conn) and everything the datapath shares
@@ -619,7 +620,10 @@ struct mrc_mp {
  * @accept_q:   listener: established children not yet accepted
  * @accept_node: child: link in the listener's @accept_q
  * @parent:     child: the listener, while queued
- * @opts:       SOL_MRC options
+ * @opts:       SOL_MRC options: written by setsockopt() under the socket
+ *              lock and the connection lock (a listener's are copied to
+ *              each child in the receive softirq, under the listener's
+ *              connection lock)
  * @cc_algo:    enum mrc_cc_algo the engine runs (from the CC profile)
  * @tx_burst:   longest flowcell the transmit path asks the engine for
  * @tclass_data: IPv6 traffic class of data packets (EV profile DSCP,
@@ -634,8 +638,10 @@ struct mrc_mp {
  *              when @tx_burst is 1
  * @destroy_work: tears a lingering (closed) connection down, or a child
  *              its listener aborted for idleness
- * @plane_pkts: packets sent per plane
- * @plane_bytes: bytes (MRC packet, BTH to ICRC) sent per plane
+ * @plane_pkts: packets sent per plane (atomic: the transmit path runs
+ *              without the connection lock, from process context and
+ *              softirq at once)
+ * @plane_bytes: bytes (MRC packet, BTH to ICRC) sent per plane (atomic)
  * @mp:         path snapshot of a configured route (NULL: no route, the
  *              single-plane default through the main routing table)
  * @nl_ev_next: earliest mrc_now() of the next netlink path-change event
@@ -725,8 +731,8 @@ struct mrc_sock {
 	u8 tclass_ctl;
 	struct mrc_tx_desc *txd;
 	struct work_struct destroy_work;
-	u64 plane_pkts[MRC_INFO_PLANES];
-	u64 plane_bytes[MRC_INFO_PLANES];
+	atomic64_t plane_pkts[MRC_INFO_PLANES];
+	atomic64_t plane_bytes[MRC_INFO_PLANES];
 	struct mrc_mp *mp;
 	u64 nl_ev_next;
 	u32 nl_ev_lost;
@@ -762,11 +768,13 @@ void mrc_sock_exit_module(void);
 struct sock *mrc_sock_alloc_child(struct sock *parent, gfp_t gfp);
 void mrc_sock_free_child(struct sock *sk);
 
-/* mrc_udp.c: the namespace's UDP socket, receive demux, transmit */
+/* mrc_input.c: the namespace's UDP socket and the receive front end */
 int mrc_udp_get(struct net *net);
 void mrc_udp_net_exit(struct mrc_net *mn);
-u16 mrc_udp_sport(u32 ev);
 __be16 mrc_udp_dport(const struct net *net);
+
+/* mrc_output.c: skbs, routes, transmit */
+u16 mrc_udp_sport(u32 ev);
 int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
 	      struct flowi6 *fl6, struct dst_entry **dstp);
 struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
@@ -777,12 +785,22 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 				const struct mrc_msgbuf *mb);
 void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 		    struct sk_buff_head *q);
+int mrc_mp_path_mtu(struct net *net, const struct mrc_sock *ms,
+		    const struct mrc_mp_plane *mpp, u32 slot);
+void mrc_flow_policy(const struct sock *sk, struct flowi6 *fl6);
+void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
+		 const struct in6_addr *daddr, int oif, u8 op,
+		 const struct mrc_ep *ep, u8 tclass);
+
+/* mrc_profile.c: EV and congestion-control profiles of a connection */
 bool mrc_profile_exists(const struct net *net, u32 id);
 void mrc_profile_read(const struct mrc_sock *ms, struct mrc_conn_profiles *pr);
 void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
 		       struct mrc_conn_cfg *cfg);
 void mrc_profile_tclass(struct mrc_sock *ms, const struct mrc_cfg_profile *ev);
 u8 mrc_profile_ctl_tclass(const struct net *net);
+
+/* mrc_path.c: a connection's path snapshot, plane state */
 int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp);
 void mrc_mp_free(struct mrc_mp *mp);
 void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
@@ -790,6 +808,8 @@ void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 void mrc_conn_plane_state(struct net *net, u32 id, bool up);
 void mrc_conn_peer_ports(struct net *net, const struct in6_addr *saddr,
 			 const struct mrc_ep *ep, bool req);
+
+/* mrc_conn_k.c: connections around the engine */
 void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q);
 void mrc_conn_port_status_answer(struct mrc_sock *ms, u16 tx_ts,
 				 struct sk_buff_head *q);
@@ -798,17 +818,15 @@ u32 mrc_conn_for_peer(struct net *net, const struct in6_addr *peer,
 		      bool (*fn)(struct mrc_sock *ms, void *arg,
 				 struct sk_buff_head *q),
 		      void *arg);
-void mrc_flow_policy(const struct sock *sk, struct flowi6 *fl6);
-void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
-		 const struct in6_addr *daddr, int oif, u8 op,
-		 const struct mrc_ep *ep, u8 tclass);
-
-/* mrc_conn_k.c: connections around the engine */
 void mrc_conn_sock_init(struct mrc_sock *ms);
 void mrc_conn_read_tclass(struct mrc_sock *ms);
 int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms);
 int mrc_conn_start(struct mrc_sock *ms, u64 now);
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);
+struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn);
+int mrc_conn_route(struct net *net, struct mrc_sock *ms);
+void mrc_arm(struct mrc_sock *ms, u64 when);
+void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep);
 void mrc_conn_teardown(struct mrc_sock *ms);
 bool mrc_conn_linger(struct mrc_sock *ms);
 int mrc_conn_connect(struct mrc_sock *ms);

@@ -7,7 +7,7 @@
  * a Packet Too Big (RFC 8201) to the packet's outer source, quoting it.
  * For a plain packet (encapsulation none) the quote is IPv6/UDP to our
  * port: the UDP stack lowers the route's PMTU and hands the error to the
- * namespace socket's encap_err_rcv (mrc_udp.c), which calls
+ * namespace socket's encap_err_rcv (mrc_input.c), which calls
  * mrc_pmtu_report(). For srh and usid the quote is the outer IPv6 header
  * (and the SRH) in front of our inner IPv6/UDP: the IPv6 stack gives
  * errors quoting IPv6-in-IPv6 to the tunnel6 handlers, where mrc.ko

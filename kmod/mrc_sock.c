@@ -117,7 +117,7 @@ static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	}
 
 	lock_sock(sk);
-	if (ms->bound || ms->state != MRC_ST_CLOSED) {
+	if (ms->bound || READ_ONCE(ms->state) != MRC_ST_CLOSED) {
 		err = -EINVAL;
 		mrc_net_count(mn, MRC_CNT_BAD_ADDR);
 		goto out;
@@ -180,8 +180,10 @@ static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 
 	lock_sock(sk);
 	if (peer) {
-		if (ms->state == MRC_ST_ESTABLISHED ||
-		    (ms->state == MRC_ST_FAILED && ms->peer_qpn))
+		u8 state = READ_ONCE(ms->state);
+
+		if (state == MRC_ST_ESTABLISHED ||
+		    (state == MRC_ST_FAILED && ms->peer_qpn))
 			sa = ms->peer;
 		else
 			err = -ENOTCONN;
@@ -352,7 +354,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 		return err;
 
 	lock_sock(sk);
-	switch (ms->state) {
+	switch (READ_ONCE(ms->state)) {
 	case MRC_ST_CLOSED:
 		break;
 	case MRC_ST_CONNECTING:
@@ -401,7 +403,7 @@ wait:
 	}
 	if (err)
 		goto out;
-	if (ms->state == MRC_ST_ESTABLISHED) {
+	if (READ_ONCE(ms->state) == MRC_ST_ESTABLISHED) {
 		sock->state = SS_CONNECTED;
 		err = 0;
 	} else {
@@ -418,10 +420,12 @@ static int mrc_listen(struct socket *sock, int backlog)
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
 	int err;
+	u8 state;
 
 	lock_sock(sk);
 	err = -EINVAL;
-	if (ms->state != MRC_ST_CLOSED && ms->state != MRC_ST_LISTEN)
+	state = READ_ONCE(ms->state);
+	if (state != MRC_ST_CLOSED && state != MRC_ST_LISTEN)
 		goto out;
 	if (ms->qpn_hashed)
 		goto out;
@@ -713,7 +717,7 @@ static int mrc_shutdown(struct socket *sock, int how)
 	} else {
 		WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
 		if (how & SEND_SHUTDOWN)
-			ms->shut_wr = true;
+			WRITE_ONCE(ms->shut_wr, true);
 		/* The close notification leaves once the queue is empty. */
 		mrc_conn_drain(ms, mrc_now(), &q);
 		mrc_conn_wake(sk, 0);
@@ -732,6 +736,7 @@ static int mrc_setsockopt(struct socket *sock, int level, int optname,
 	struct mrc_profile_opt prof;
 	u32 val;
 	int err = 0;
+	u8 state;
 
 	if (level != SOL_MRC)
 		return -ENOPROTOOPT;
@@ -758,30 +763,37 @@ static int mrc_setsockopt(struct socket *sock, int level, int optname,
 		return -ENOPROTOOPT;
 	}
 	lock_sock(sk);
-	if (ms->state != MRC_ST_CLOSED && ms->state != MRC_ST_LISTEN) {
+	state = READ_ONCE(ms->state);
+	if (state != MRC_ST_CLOSED && state != MRC_ST_LISTEN) {
 		err = -EISCONN;
 		goto out;
 	}
+	if (optname == MRC_EV_SET_SIZE && val &&
+	    (val < MRC_EV_COUNT_MIN || val > MRC_EV_COUNT_MAX)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (optname == MRC_PROFILE &&
+	    (!mrc_profile_exists(sock_net(sk), prof.cc_profile) ||
+	     !mrc_profile_exists(sock_net(sk), prof.ev_profile))) {
+		err = -ENOENT;
+		goto out;
+	}
+	/* A listener's children copy its options in the receive softirq. */
+	spin_lock_bh(&ms->lock);
 	switch (optname) {
 	case MRC_EV_SET_SIZE:
-		if (val && (val < MRC_EV_COUNT_MIN || val > MRC_EV_COUNT_MAX))
-			err = -EINVAL;
-		else
-			ms->opts.ev_count = val;
+		ms->opts.ev_count = val;
 		break;
 	case MRC_PLANE_MASK:
 		ms->opts.plane_mask = val;
 		break;
 	case MRC_PROFILE:
-		if (!mrc_profile_exists(sock_net(sk), prof.cc_profile) ||
-		    !mrc_profile_exists(sock_net(sk), prof.ev_profile)) {
-			err = -ENOENT;
-			break;
-		}
 		ms->opts.cc_profile = prof.cc_profile;
 		ms->opts.ev_profile = prof.ev_profile;
 		break;
 	}
+	spin_unlock_bh(&ms->lock);
 out:
 	release_sock(sk);
 	return err;
@@ -800,8 +812,8 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 	mi->mi_peer_qpn = ms->peer_qpn;
 	mi->mi_mtu = READ_ONCE(ms->mtu);
 	for (i = 0; i < MRC_INFO_PLANES; i++) {
-		mi->mi_planes[i].tx_pkts = READ_ONCE(ms->plane_pkts[i]);
-		mi->mi_planes[i].tx_bytes = READ_ONCE(ms->plane_bytes[i]);
+		mi->mi_planes[i].tx_pkts = atomic64_read(&ms->plane_pkts[i]);
+		mi->mi_planes[i].tx_bytes = atomic64_read(&ms->plane_bytes[i]);
 	}
 	if (!ms->conn)
 		return;
@@ -999,10 +1011,10 @@ static int mrc_release(struct socket *sock)
 		if (timeo)
 			mrc_wait(sk, &timeo, mrc_tx_drained);
 		else
-			abort = ms->state == MRC_ST_ESTABLISHED;
+			abort = READ_ONCE(ms->state) == MRC_ST_ESTABLISHED;
 	}
 	mrc_unhash(sk);
-	if (ms->state == MRC_ST_LISTEN)
+	if (READ_ONCE(ms->state) == MRC_ST_LISTEN)
 		mrc_listen_stop(ms);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	spin_lock_bh(&ms->lock);

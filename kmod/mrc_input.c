@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc_input.c - the receive side of the wire: the per-namespace UDP socket
+ * that receives every MRC packet (net.mrc.udp_port, 4791), the decoder
+ * front end and its drop counters, and the ICMPv6 errors that quote our
+ * packets.
+ *
+ * The socket is a UDP encapsulation socket (the rxe/vxlan pattern, set up
+ * by hand so that mrc.ko does not depend on the udp_tunnel modules).
+ * udp_queue_rcv_skb() has verified the UDP checksum when mrc_udp_rcv()
+ * runs, in softirq context under rcu_read_lock(). A routing header in
+ * front of UDP (an inline SRH, which the IPv6 stack does not validate once
+ * no segments are left) is validated here. The packet is linearised, its
+ * headers decoded and validated by the engine's codec, dropped if no
+ * connection holds BTH.dest_qp, its ICRC verified only then (junk costs no
+ * CRC), then handed to that connection, or to the handshake code for the
+ * endpoint QP (MRC_QPN_EP). Every outcome that drops a packet increments
+ * exactly one counter of /proc/net/mrc.
+ *
+ * Transmit is mrc_output.c, the path snapshot mrc_path.c; see
+ * Documentation/networking/mrc-datapath.rst.
+ */
+#include <linux/ipv6.h>
+#include <linux/net.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/inet_ecn.h>
+#include <linux/icmpv6.h>
+#include <net/ip6_checksum.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+
+#include <linux/seg6.h>
+
+#include "mrc_impl.h"
+#include "mrc_cfg.h"
+#include "mrc_icrc.h"
+
+/* Longest control packet mrc_rx_one() copies out (the longest is 76). */
+#define MRC_RX_CTL_MAX		128
+
+static enum mrc_net_counter mrc_wire_err_counter(int err)
+{
+	switch (err) {
+	case MRC_WIRE_ETRUNC:
+		return MRC_CNT_RX_TRUNC;
+	case MRC_WIRE_EICRC:
+		return MRC_CNT_RX_BAD_ICRC;
+	case MRC_WIRE_EOPCODE:
+		return MRC_CNT_RX_BAD_OPCODE;
+	default:
+		return MRC_CNT_RX_BAD_HDR;
+	}
+}
+
+/* RFC 8754 2.1.1: the padding TLVs of a segment routing header. */
+#define MRC_SRH_TLV_PAD1	0
+#define MRC_SRH_TLV_PADN	4
+#define MRC_SRH_PADN_MAX	5	/* PadN: 0..5 bytes of padding */
+
+/**
+ * mrc_srh_tlvs_ok() - check the TLV area of a segment routing header
+ * @skb: the received packet
+ * @off: offset of the first TLV from skb->data (may be negative)
+ * @end: offset of the end of the SRH from skb->data
+ *
+ * Every TLV must lie inside the header: Pad1 is one byte; any other TLV
+ * has a type and a length byte and that many bytes of data, PadN at most
+ * MRC_SRH_PADN_MAX. The contents of PadN and of the other TLVs (ingress,
+ * egress, opaque, HMAC - checked by the IPv6 stack when the SRH says so -
+ * or types we do not know) are not looked at.
+ *
+ * Return: true when the TLVs exactly fill [@off, @end).
+ */
+static bool mrc_srh_tlvs_ok(const struct sk_buff *skb, int off, int end)
+{
+	u8 buf[2];
+	const u8 *tlv;
+
+	while (off < end) {
+		tlv = skb_header_pointer_careful(skb, off, 1, buf);
+		if (!tlv)
+			return false;
+		if (tlv[0] == MRC_SRH_TLV_PAD1) {
+			off++;
+			continue;
+		}
+		if (end - off < 2)
+			return false;
+		tlv = skb_header_pointer_careful(skb, off, 2, buf);
+		if (!tlv || tlv[1] > end - off - 2 ||
+		    (tlv[0] == MRC_SRH_TLV_PADN && tlv[1] > MRC_SRH_PADN_MAX))
+			return false;
+		off += 2 + tlv[1];
+	}
+	return true;
+}
+
+/**
+ * mrc_srh_ok() - validate a routing header found in front of UDP
+ * @skb: the received packet (its IPv6 header linear, as always on input)
+ * @off: offset of the routing header from skb->data (may be negative)
+ * @end: offset of the UDP header from skb->data
+ *
+ * The IPv6 stack hands a packet whose SRH has no segments left to the
+ * upper layer without validating it (only SRHs that still route, or that
+ * carry an IPv6/IPv4 packet to decapsulate, are its business). MRC's own
+ * encapsulations are IPv6-in-IPv6, decapsulated before UDP, so an SRH seen
+ * here was sent inline by its source and we are its final destination. It
+ * must be a segment routing header (type 4) wholly before the UDP header,
+ * long enough for its segment list (first_segment + 1 entries), with no
+ * segments left, whose last segment (segments[0]) is the destination
+ * address the packet arrived with, followed by well-formed TLVs only.
+ * Flags and tag are not checked.
+ *
+ * Return: true if the header is acceptable.
+ */
+static bool mrc_srh_ok(const struct sk_buff *skb, int off, int end)
+{
+	struct ipv6_sr_hdr _srh;
+	const struct ipv6_sr_hdr *srh;
+	struct in6_addr _seg;
+	const struct in6_addr *seg;
+	int len, segs_end;
+
+	if (end - off < (int)sizeof(*srh))
+		return false;
+	srh = skb_header_pointer_careful(skb, off, sizeof(*srh), &_srh);
+	if (!srh || srh->type != IPV6_SRCRT_TYPE_4 || srh->segments_left)
+		return false;
+	len = (srh->hdrlen + 1) << 3;
+	segs_end = sizeof(*srh) + (srh->first_segment + 1) * sizeof(*seg);
+	if (len > end - off || len < segs_end)
+		return false;
+	seg = skb_header_pointer_careful(skb, off + sizeof(*srh), sizeof(*seg),
+					 &_seg);
+	if (!seg || !ipv6_addr_equal(seg, &ipv6_hdr(skb)->daddr))
+		return false;
+	return mrc_srh_tlvs_ok(skb, off + segs_end, off + len);
+}
+
+/**
+ * mrc_rx_exthdrs_ok() - check the IPv6 extension headers in front of UDP
+ * @skb: the received packet, skb->data at the UDP header (encap_rcv)
+ * @cnt: set to the drop counter when the packet is refused
+ *
+ * Walks the header chain from the IPv6 header to the UDP header. The IPv6
+ * stack pulled these headers into the linear area before it pulled them
+ * off, so they sit at negative offsets from skb->data; they are read with
+ * skb_header_pointer_careful() all the same, never past the UDP header.
+ * Hop-by-hop and destination options, an (atomic) fragment header and AH
+ * are skipped; every routing header must pass mrc_srh_ok().
+ *
+ * Return: true to go on. False with @cnt = MRC_CNT_RX_BAD_SRH for a
+ * routing header that fails, MRC_CNT_RX_BAD_HDR for a chain that does not
+ * end exactly at the UDP header (the IPv6 stack does not deliver one).
+ */
+static bool mrc_rx_exthdrs_ok(const struct sk_buff *skb,
+			      enum mrc_net_counter *cnt)
+{
+	int off = skb_network_offset(skb) + sizeof(struct ipv6hdr);
+	int end = skb_transport_offset(skb);
+	u8 nh = ipv6_hdr(skb)->nexthdr;
+	const struct ipv6_opt_hdr *oh;
+	struct ipv6_opt_hdr _oh;
+	int len;
+
+	*cnt = MRC_CNT_RX_BAD_HDR;
+	while (off < end) {
+		if (end - off < (int)sizeof(*oh))
+			return false;
+		oh = skb_header_pointer_careful(skb, off, sizeof(*oh), &_oh);
+		if (!oh)
+			return false;
+		switch (nh) {
+		case NEXTHDR_HOP:
+		case NEXTHDR_DEST:
+			len = ipv6_optlen(oh);
+			break;
+		case NEXTHDR_ROUTING:
+			if (!mrc_srh_ok(skb, off, end)) {
+				*cnt = MRC_CNT_RX_BAD_SRH;
+				return false;
+			}
+			len = ipv6_optlen(oh);
+			break;
+		case NEXTHDR_FRAGMENT:
+			len = sizeof(struct frag_hdr);
+			break;
+		case NEXTHDR_AUTH:
+			len = ipv6_authlen(oh);
+			break;
+		default:
+			return false;
+		}
+		nh = oh->nexthdr;
+		off += len;
+	}
+	return off == end && nh == IPPROTO_UDP;
+}
+
+/*
+ * The RoCEv2 ICRC over the IPv6 header in front of UDP, UDP and the @len
+ * MRC bytes at offset @off of @skb, linear or not; @bth is a copy of the
+ * packet's BTH.
+ */
+static bool mrc_rx_icrc_ok(const struct ipv6hdr *ip6, const struct udphdr *uh,
+			   const struct sk_buff *skb, int off, u32 len,
+			   const u8 *bth)
+{
+	struct mrc_icrc_ip6 ip;
+	__le32 crc;
+
+	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
+	    skb_copy_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc)))
+		return false;
+	mrc_icrc_ip_set(&ip, &ip6->saddr, &ip6->daddr, ntohs(uh->source),
+			ntohs(uh->dest));
+	return mrc_skb_icrc(skb, off, len, &ip, bth) == le32_to_cpu(crc);
+}
+
+/* The pad bytes after a payload at @poff of @skb are zero. */
+static bool mrc_rx_pad_ok(const struct sk_buff *skb, int poff,
+			  const struct mrc_pkt *pkt)
+{
+	u8 pad[3];
+	u32 n = pkt->bth.pad_cnt;
+
+	if (!n)
+		return true;
+	if (skb_copy_bits(skb, poff + pkt->payload_len, pad, n))
+		return false;
+	return !memchr_inv(pad, 0, n);
+}
+
+/*
+ * The MRC packet of a datagram: the @len bytes at offset @off of @skb.
+ * Only its headers are copied out (skb_header_pointer(): nothing when they
+ * are linear); a data payload stays where it arrived, in the frags of a
+ * flowcell's segment, and is copied once, into the message
+ * (mrc_conn_rcv()). Called in softirq under RCU.
+ */
+static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
+		       u32 len, const struct ipv6hdr *ip6,
+		       const struct udphdr *uh)
+{
+	struct mrc_net *mn = mrc_net(net);
+	u32 ev, hl, dflags, flags = 0;
+	u8 buf[MRC_RX_CTL_MAX], op;
+	const u8 *data;
+	struct mrc_pkt pkt;
+	int err, poff;
+
+	mrc_net_count(mn, MRC_CNT_RX_PKTS);
+	if (!len || skb_copy_bits(skb, off, &op, 1)) {
+		mrc_net_count(mn, MRC_CNT_RX_TRUNC);
+		return;
+	}
+	/* Longer than any control packet: what decoding would say. */
+	if (!mrc_op_is_data(op) && len > MRC_RX_CTL_MAX) {
+		mrc_net_count(mn, mrc_wire_err_counter(MRC_WIRE_ELEN));
+		return;
+	}
+	hl = mrc_op_is_data(op) ? min_t(u32, len, MRC_DATA_HDR_MAX) : len;
+	data = skb_header_pointer(skb, off, hl, buf);
+	if (!data) {
+		mrc_net_count(mn, MRC_CNT_RX_TRUNC);
+		return;
+	}
+	dflags = MRC_DECODE_NO_ICRC | (hl < len ? MRC_DECODE_HDR_ONLY : 0);
+	/*
+	 * Headers first, the ICRC (a pass over every byte) only for a packet
+	 * that a connection or the handshake will look at: junk sent to port
+	 * 4791 costs a header parse and a hash lookup, not a CRC.
+	 */
+	err = mrc_pkt_decode_flags(data, len, dflags, &pkt);
+	if (err == MRC_WIRE_ETRUNC && len >= MRC_BTH_LEN &&
+	    mrc_op_is_data(data[0])) {
+		/* A switch cut the payload and kept the headers: a trim. */
+		err = mrc_pkt_decode_flags(data, len, MRC_DECODE_TRIMMED, &pkt);
+		if (!err && len == mrc_pkt_hdr_len(&pkt))
+			flags |= MRC_RXF_TRIMMED;
+		else
+			err = MRC_WIRE_ETRUNC;
+	}
+	poff = off + mrc_pkt_hdr_len(&pkt);
+	if (!err && (dflags & MRC_DECODE_HDR_ONLY) &&
+	    mrc_op_is_data(pkt.bth.opcode) && !(flags & MRC_RXF_TRIMMED) &&
+	    !mrc_rx_pad_ok(skb, poff, &pkt))
+		err = MRC_WIRE_EPAD;
+	if (err) {
+		mrc_net_count(mn, mrc_wire_err_counter(err));
+		return;
+	}
+	if (pkt.bth.dest_qp != MRC_QPN_EP &&
+	    !mrc_conn_qpn_known(mn, pkt.bth.dest_qp)) {
+		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
+		return;
+	}
+	if (!(flags & MRC_RXF_TRIMMED) &&
+	    !mrc_rx_icrc_ok(ip6, uh, skb, off, len, data)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_ICRC);
+		return;
+	}
+	ev = mrc_ev_from_wire(ntohs(uh->source), ntohl(ip6_flowlabel(ip6)));
+	if (INET_ECN_is_ce(ipv6_get_dsfield(ip6)))
+		flags |= MRC_RXF_ECN_CE;
+	if (pkt.bth.dest_qp == MRC_QPN_EP)
+		mrc_conn_rcv_ep(net, skb, &pkt);
+	else
+		mrc_conn_rcv(net, skb, &pkt, poff, ev, flags);
+}
+
+/*
+ * encap_rcv of the namespace's UDP socket. Return 0: the skb is ours
+ * (consumed or freed), never handed back to UDP.
+ */
+static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
+{
+	struct net *net = sock_net(usk);
+	struct mrc_net *mn = mrc_net(net);
+	enum mrc_net_counter cnt;
+	struct ipv6hdr *ip6;
+	struct udphdr *uh;
+	int off;
+	u32 len;
+
+	if (skb->protocol != htons(ETH_P_IPV6)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_HDR);
+		goto drop;
+	}
+	/*
+	 * Only unicast to this host from a unicast source: nothing may
+	 * answer (a reject, a response) a multicast group, the unspecified
+	 * address or a packet meant for another host.
+	 */
+	ip6 = ipv6_hdr(skb);
+	if (skb->pkt_type != PACKET_HOST ||
+	    ipv6_addr_is_multicast(&ip6->daddr) ||
+	    ipv6_addr_any(&ip6->saddr) ||
+	    ipv6_addr_is_multicast(&ip6->saddr)) {
+		mrc_net_count(mn, MRC_CNT_RX_BAD_ADDR);
+		goto drop;
+	}
+	/* Extension headers: an inline SRH must be valid (see mrc_srh_ok()). */
+	if (unlikely(skb_network_header_len(skb) != sizeof(*ip6)) &&
+	    !mrc_rx_exthdrs_ok(skb, &cnt)) {
+		mrc_net_count(mn, cnt);
+		goto drop;
+	}
+	uh = udp_hdr(skb);
+	len = ntohs(uh->len);
+	off = (u8 *)(uh + 1) - skb->data;
+	if (len < sizeof(*uh) || off < 0 ||
+	    off + len - sizeof(*uh) > skb->len) {
+		mrc_net_count(mn, MRC_CNT_RX_TRUNC);
+		goto drop;
+	}
+	/*
+	 * One MRC packet per datagram: a flowcell sent as one GSO skb was cut
+	 * into its packets by UDP before this encapsulation socket sees it
+	 * (udp_unexpected_gso(): GSO skbs reach encap_rcv only as UDP
+	 * tunnels), each segment's payload still in the sender's frags.
+	 */
+	mrc_rx_one(net, skb, off, len - sizeof(*uh), ip6, uh);
+	consume_skb(skb);
+	return 0;
+drop:
+	mrc_net_count(mn, MRC_CNT_RX_PKTS);
+	kfree_skb(skb);
+	return 0;
+}
+
+/*
+ * encap_err_lookup: an ICMPv6 error quoting a packet sent to our port from
+ * this host (any source port: EVs and handshakes use many) is ours.
+ */
+static int mrc_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
+{
+	return 0;
+}
+
+/* Quoted MRC bytes looked at: a whole handshake request fits. */
+#define MRC_ICMP_QUOTE_MAX	256
+
+/*
+ * encap_err_rcv: an ICMPv6 error about one of our packets. skb->data is the
+ * quoted IPv6 header, @udp_offset its UDP header; the ICMPv6 header is the
+ * transport header. Softirq, RCU.
+ */
+static void mrc_udp_err_quote(struct sock *sk, struct sk_buff *skb,
+			      unsigned int udp_offset)
+{
+	const struct ipv6hdr *ip6 = (const struct ipv6hdr *)skb->data;
+	const struct icmp6hdr *icmp = icmp6_hdr(skb);
+	u8 buf[MRC_ICMP_QUOTE_MAX];
+	unsigned int off = udp_offset + sizeof(struct udphdr);
+	struct mrc_pkt pkt;
+	u32 len;
+	int err;
+
+	if (icmp->icmp6_type == ICMPV6_PKT_TOOBIG) {
+		/* UDP has lowered the route's PMTU; the connection follows. */
+		mrc_pmtu_report(sock_net(sk), skb, off, &ip6->daddr,
+				ntohl(icmp->icmp6_mtu), 0);
+		return;
+	}
+	/*
+	 * Soft errors too: a connect request fails on any error, as TCP's
+	 * SYN-SENT does (address unreachable: an on-link peer that never
+	 * answered neighbour discovery); nothing else is acted on.
+	 */
+	icmpv6_err_convert(icmp->icmp6_type, icmp->icmp6_code, &err);
+	if (skb->len <= off)
+		return;
+	len = min_t(u32, skb->len - off, sizeof(buf));
+	if (skb_copy_bits(skb, off, buf, len))
+		return;
+	if (mrc_pkt_decode_flags(buf, len, MRC_DECODE_NO_ICRC, &pkt))
+		return;
+	mrc_conn_icmp_err(sock_net(sk), &ip6->daddr, &pkt, err);
+}
+
+MRC_DEFINE_ENCAP_ERR_RCV(mrc_udp_err_rcv, mrc_udp_err_quote)
+
+/**
+ * mrc_udp_get() - make sure the namespace's UDP socket exists
+ * @net: the namespace
+ *
+ * Created on first use (connect(), listen()), or when the namespace is if
+ * the module parameter udp_eager is set (and then again on first use if
+ * the port was busy), bound to the namespace's net.mrc.udp_port. Process
+ * context.
+ *
+ * Return: 0, or the errno of creating or binding it (EADDRINUSE when
+ * another socket, e.g. rdma_rxe's, holds the port).
+ */
+int mrc_udp_get(struct net *net)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+	};
+	struct socket *sock;
+	struct sock *sk;
+	int err = 0;
+
+	if (READ_ONCE(mn->udp_sock))
+		return 0;
+	mutex_lock(&mn->udp_mutex);
+	if (mn->udp_sock)
+		goto out;
+	sin6.sin6_port = htons(mn->udp_port);
+	err = sock_create_kern(net, AF_INET6, SOCK_DGRAM, IPPROTO_UDP, &sock);
+	if (err)
+		goto out;
+	sk = sock->sk;
+	ip6_sock_set_v6only(sk);
+	err = kernel_bind(sock, (struct sockaddr *)&sin6, sizeof(sin6));
+	if (err) {
+		pr_info_ratelimited("cannot bind UDP port %d: %d (set net.mrc.udp_port to another one)\n",
+				    mn->udp_port, err);
+		sock_release(sock);
+		goto out;
+	}
+	/* What setup_udp_tunnel_sock() does, without the module dependency. */
+	mrc_inet_clear_mc_loop(sk);
+	inet_inc_convert_csum(sk);
+	rcu_assign_sk_user_data(sk, mn);
+	udp_sk(sk)->encap_type = 1;
+	udp_sk(sk)->encap_rcv = mrc_udp_rcv;
+	udp_sk(sk)->encap_err_lookup = mrc_udp_err_lookup;
+	udp_sk(sk)->encap_err_rcv = mrc_udp_err_rcv;
+	udp_tunnel_encap_enable(sk);
+	WRITE_ONCE(mn->udp_dport, sin6.sin6_port);
+	WRITE_ONCE(mn->udp_sock, sock);
+out:
+	mutex_unlock(&mn->udp_mutex);
+	return err;
+}
+
+/**
+ * mrc_udp_net_exit() - release the namespace's UDP socket
+ * @mn: the namespace state (its namespace is being dismantled)
+ */
+void mrc_udp_net_exit(struct mrc_net *mn)
+{
+	struct socket *sock = mn->udp_sock;
+
+	if (!sock)
+		return;
+	mn->udp_sock = NULL;
+	udp_sk(sock->sk)->encap_rcv = NULL;
+	rcu_assign_sk_user_data(sock->sk, NULL);
+	synchronize_rcu();
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	sock_release(sock);
+}
+
+/*
+ * The UDP port packets are sent to: the one this namespace's socket is
+ * bound to (net.mrc.udp_port when it was created); peers agree on it.
+ */
+__be16 mrc_udp_dport(const struct net *net)
+{
+	return READ_ONCE(mrc_net(net)->udp_dport);
+}

@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc_output.c - the transmit side of the wire: skb layout, routes,
+ * encapsulation and output.
+ *
+ * Packets are built under the connection lock into a linear skb (MRC
+ * headers, payload copied from the message's pages, pad, ICRC), or one UDP
+ * GSO skb per flowcell, with headroom for UDP, IPv6 and an encapsulation;
+ * mrc_xmit_queue() sends them after the lock is dropped: UDP header (source
+ * port = EV low 16 bits, checksum offloaded or completed by the stack),
+ * IPv6 header (flow label = EV high 16 bits), ip6_local_out() with the
+ * connection's cached route.
+ *
+ * Multi-plane: a connection whose peer is covered by a configured route
+ * (mrc_cfg.h) sends on the route's planes and paths, from its path
+ * snapshot (struct mrc_mp, mrc_path.c): plane = EV bits 31-24 (engine
+ * plane index -> configured plane), path = EV bits 23-0 % paths of that
+ * plane, one dst_cache per path. Encapsulations: none (plain IPv6 out of
+ * the plane's device), srh (outer IPv6 + SRH type 4 + inner IPv6) and usid
+ * (outer IPv6 to the uSID container + inner IPv6); the inner header
+ * carries the connection's addresses, so the peer's kernel decapsulates
+ * (End.DT6) and the receive path sees a plain IPv6/UDP packet from the
+ * peer's address. See Documentation/networking/mrc-datapath.rst.
+ */
+#include <linux/ipv6.h>
+#include <linux/net.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip6_checksum.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/l3mdev.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+#include <net/xfrm.h>
+
+#include <linux/seg6.h>
+
+#include "mrc_impl.h"
+#include "mrc_cfg.h"
+#include "mrc_icrc.h"
+
+/* Headroom of every MRC skb: link layer, outer IPv6 + SRH, IPv6, UDP. */
+#define MRC_SRH_MAX		(8 + 16 * MRC_SEGS_MAX)
+#define MRC_HEADROOM		(LL_MAX_HEADER + 2 * sizeof(struct ipv6hdr) + \
+				 MRC_SRH_MAX + sizeof(struct udphdr))
+
+/* What the transmit path needs from the build step. */
+struct mrc_skb_cb {
+	u32 ev;
+	u32 psn;	/* data packets: reported if the local stack refuses it */
+	u8 plane;
+	bool hs;	/* endpoint (handshake) packet: the handshake plane */
+	bool data;
+	u8 tclass;	/* IPv6 traffic class, inner and outer */
+	u8 segs;	/* MRC packets in the skb: > 1 for a flowcell */
+	u16 seg_len;	/* flowcell: bytes of each MRC packet but the last */
+};
+
+/*
+ * A flowcell is one UDP datagram of at most this many MRC bytes: with the
+ * inner and outer IPv6 headers, an SRH of MRC_SEGS_MAX segments and UDP,
+ * it stays below the 64 KiB of an IPv6 payload length.
+ */
+#define MRC_BURST_BYTES		(60 * 1024)
+
+/* Local drops reported to the engine at a time (an on-stack batch). */
+#define MRC_LOCAL_DROPS_MAX	32
+/* Rounds of retransmissions of local drops per mrc_xmit_queue() call. */
+#define MRC_LOCAL_DROP_ROUNDS	4
+
+static struct mrc_skb_cb *mrc_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct mrc_skb_cb) > sizeof(skb->cb));
+	return (struct mrc_skb_cb *)skb->cb;
+}
+
+/**
+ * mrc_udp_sport() - UDP source port of an EV
+ * @ev: entropy value
+ *
+ * Return: the low 16 bits of @ev (the receiver rebuilds the EV from it).
+ */
+u16 mrc_udp_sport(u32 ev)
+{
+	return mrc_ev_to_udp_sport(ev);
+}
+
+/**
+ * mrc_flow_policy() - the socket's egress policy on a route lookup
+ * @sk: the AF_MRC socket the packet belongs to, or NULL (no socket yet)
+ * @fl6: the flow being looked up
+ *
+ * Policy routing sees MRC traffic as it sees TCP's: the socket's mark
+ * (SO_MARK, fwmark rules), its owner (uidrange rules) and the device or
+ * VRF it is bound to (SO_BINDTODEVICE) when the flow does not name an
+ * output device itself (a plane's device, a link-local peer's scope).
+ *
+ * Any context.
+ */
+void mrc_flow_policy(const struct sock *sk, struct flowi6 *fl6)
+{
+	if (!sk)
+		return;
+	fl6->flowi6_mark = READ_ONCE(sk->sk_mark);
+	fl6->flowi6_uid = sk->sk_uid;
+	if (!fl6->flowi6_oif)
+		fl6->flowi6_oif = READ_ONCE(sk->sk_bound_dev_if);
+}
+
+/*
+ * Route of a flow to the peer itself (no configured fabric route). With a
+ * source address and an output device (SO_BINDTODEVICE, a link-local
+ * peer's scope) the device is a constraint, as for a bound TCP socket;
+ * ip6_dst_lookup_flow() would only take it as a hint then (it is strict
+ * for a bound socket, which it cannot be given: it reads an AF_MRC socket
+ * as an inet one). IPsec policy applies either way.
+ */
+static struct dst_entry *mrc_peer_lookup(struct net *net, struct flowi6 *fl6)
+{
+	struct dst_entry *dst;
+	int err;
+
+	if (ipv6_addr_any(&fl6->saddr) || !fl6->flowi6_oif)
+		return ip6_dst_lookup_flow(net, NULL, fl6, NULL);
+	dst = ip6_route_output_flags(net, NULL, fl6, RT6_LOOKUP_F_IFACE);
+	err = dst->error;
+	if (err) {
+		dst_release(dst);
+		return ERR_PTR(err);
+	}
+	return xfrm_lookup_route(net, dst, flowi6_to_flowi(fl6), NULL, 0);
+}
+
+/**
+ * mrc_route() - the route of a connection's packets, cached
+ * @net: namespace
+ * @ms: connection (peer, saddr)
+ * @dc: route cache, or NULL for an uncached lookup
+ * @fl6: filled with the flow (saddr chosen by the routing table if
+ *	ms->saddr is unspecified)
+ * @dstp: the route, a reference the caller releases
+ *
+ * Any context; with @dc, bottom halves must be disabled.
+ *
+ * Return: 0 or a negative errno (ENETUNREACH, EHOSTUNREACH...).
+ */
+int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
+	      struct flowi6 *fl6, struct dst_entry **dstp)
+{
+	struct dst_entry *dst;
+
+	memset(fl6, 0, sizeof(*fl6));
+	fl6->flowi6_proto = IPPROTO_UDP;
+	fl6->daddr = *(struct in6_addr *)ms->peer.smrc_addr;
+	fl6->saddr = ms->saddr;
+	/* A scope id means something for a link-local peer only. */
+	if (ipv6_addr_type(&fl6->daddr) & IPV6_ADDR_LINKLOCAL)
+		fl6->flowi6_oif = ms->peer.smrc_scope_id;
+	fl6->fl6_dport = mrc_udp_dport(net);
+	mrc_flow_policy(&ms->sk, fl6);
+	if (dc) {
+		dst = dst_cache_get_ip6(dc, &fl6->saddr);
+		if (dst) {
+			*dstp = dst;
+			return 0;
+		}
+	}
+	dst = mrc_peer_lookup(net, fl6);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	if (dc)
+		dst_cache_set_ip6(dc, dst, &fl6->saddr);
+	*dstp = dst;
+	return 0;
+}
+
+/*
+ * What mrc_xmit_queue() and mrc_xmit_one() need of an skb of @segs MRC
+ * packets of @seg_len bytes (the last one may be shorter), @pkt the first.
+ */
+static void mrc_cb_init(struct sk_buff *skb, const struct mrc_sock *ms,
+			u32 ev, const struct mrc_pkt *pkt, u8 segs, u16 seg_len)
+{
+	mrc_cb(skb)->ev = ev;
+	mrc_cb(skb)->plane = mrc_ev_plane(ev);
+	mrc_cb(skb)->hs = pkt->bth.dest_qp == MRC_QPN_EP;
+	mrc_cb(skb)->data = mrc_op_is_data(pkt->bth.opcode);
+	mrc_cb(skb)->psn = pkt->bth.psn;
+	/* The EV profile's classes (mrc_profile_tclass()). */
+	mrc_cb(skb)->tclass = mrc_op_is_data(pkt->bth.opcode) ? ms->tclass_data :
+								 ms->tclass_ctl;
+	mrc_cb(skb)->segs = segs;
+	mrc_cb(skb)->seg_len = seg_len;
+}
+
+/**
+ * mrc_build_pkt() - an skb holding one MRC packet, BTH to ICRC
+ * @ms: connection (for the counters)
+ * @pkt: every header field (from the engine's tx descriptor)
+ * @ev: entropy value to send it with
+ * @mb: the message, for data packets; NULL otherwise
+ * @off: offset of the payload in @mb
+ *
+ * Called with the connection lock held (the message cannot go away).
+ *
+ * Return: the skb, or NULL (allocation or encoding failure, counted).
+ */
+struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
+			      u32 ev, const struct mrc_msgbuf *mb, u32 off)
+{
+	struct mrc_net *mn = mrc_net(sock_net(&ms->sk));
+	u32 hlen = mrc_pkt_hdr_len(pkt);
+	u32 plen = pkt->payload_len;
+	u32 pad = pkt->bth.pad_cnt;
+	u32 total = hlen + plen + pad + MRC_ICRC_LEN;
+	struct sk_buff *skb;
+	u8 *buf;
+	int n;
+
+	if (!hlen || (plen && (!mb || (u64)off + plen > mb->len)))
+		goto err;
+	skb = alloc_skb(MRC_HEADROOM + total, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		goto err;
+	skb_reserve(skb, MRC_HEADROOM);
+	buf = skb_put(skb, total);
+	n = mrc_pkt_encode_hdr(pkt, buf, total);
+	if (n < 0) {
+		kfree_skb(skb);
+		goto err;
+	}
+	if (plen)
+		mrc_mb_read(mb, off, buf + hlen, plen);
+	/* The ICRC covers addresses and ports: mrc_xmit_one() writes it. */
+	memset(buf + hlen + plen, 0, pad + MRC_ICRC_LEN);
+	mrc_cb_init(skb, ms, ev, pkt, 1, total);
+	return skb;
+err:
+	mrc_net_count(mn, MRC_CNT_TX_ERR);
+	return NULL;
+}
+
+/**
+ * mrc_burst_max() - the longest flowcell a connection asks for
+ * @mtu: payload bytes per data packet of the connection
+ * @burst: the EV profile's burst (0: MRC_EV_BURST_DEFAULT)
+ *
+ * Return: 1..MRC_EV_BURST_MAX packets whose datagram fits MRC_BURST_BYTES.
+ */
+u32 mrc_burst_max(u32 mtu, u32 burst)
+{
+	u32 seg = MRC_DATA_HDR_MAX + mtu + 3 + MRC_ICRC_LEN;
+
+	burst = clamp_t(u32, burst ?: MRC_EV_BURST_DEFAULT, 1, MRC_EV_BURST_MAX);
+	return clamp_t(u32, MRC_BURST_BYTES / seg, 1, burst);
+}
+
+/**
+ * mrc_build_burst() - lay a flowcell out as one UDP GSO skb
+ * @ms: connection
+ * @d: the burst (mrc_conn_poll_tx_burst()): consecutive data packets of
+ *	message @mb on one EV, every one but the last of the same size
+ * @n: packets in it (2..MRC_EV_BURST_MAX)
+ * @mb: the message
+ *
+ * The MRC packets (headers, payload, pad, room for the ICRC) follow one
+ * another in page frags; mrc_xmit_one() puts the ICRCs in, one UDP header
+ * in front and marks the skb SKB_GSO_UDP_L4 with gso_size = one MRC
+ * packet, so the stack cuts it into one datagram per MRC packet as late
+ * as the device allows (veth forwards it whole between namespaces).
+ * Called with the connection lock held.
+ *
+ * Return: the skb, or NULL (no memory, or a descriptor that does not
+ * encode): the caller builds the packets one by one instead.
+ */
+struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
+				const struct mrc_tx_desc *d, u32 n,
+				const struct mrc_msgbuf *mb)
+{
+	static const u8 zero[3 + MRC_ICRC_LEN];
+	u8 hdr[MRC_DATA_HDR_MAX];
+	u32 i, off, total = 0, seg = 0, plen, tail;
+	struct sk_buff *skb;
+	int hlen, err;
+
+	if (!mb || n < 2 || n > U8_MAX)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		plen = mrc_pkt_hdr_len(&d[i].pkt) + d[i].payload_len +
+		       d[i].pkt.bth.pad_cnt + MRC_ICRC_LEN;
+		if (!i)
+			seg = plen;
+		if (plen > seg || (plen < seg && i != n - 1) ||
+		    (u64)d[i].msg_offset + d[i].payload_len > mb->len)
+			return NULL;
+		total += plen;
+	}
+	if (total > MRC_BURST_BYTES)
+		return NULL;
+	skb = alloc_skb_with_frags(MRC_HEADROOM, total, PAGE_ALLOC_COSTLY_ORDER,
+				   &err, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, MRC_HEADROOM);
+	skb->len = total;
+	skb->data_len = total;
+	for (i = 0, off = 0; i < n; i++) {
+		hlen = mrc_pkt_encode_hdr(&d[i].pkt, hdr, sizeof(hdr));
+		if (hlen < 0) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		plen = d[i].payload_len;
+		tail = d[i].pkt.bth.pad_cnt + MRC_ICRC_LEN;
+		skb_store_bits(skb, off, hdr, hlen);
+		mrc_mb_read_skb(mb, d[i].msg_offset, skb, off + hlen, plen);
+		skb_store_bits(skb, off + hlen + plen, zero, tail);
+		off += hlen + plen + tail;
+	}
+	mrc_cb_init(skb, ms, d->ev, &d->pkt, n, seg);
+	return skb;
+}
+
+/* How one packet leaves: addresses, encapsulation, device. */
+struct mrc_txp {
+	struct sock *sk;		/* owner, egress policy; or NULL */
+	const struct in6_addr *saddr;	/* inner (or only) source */
+	const struct in6_addr *daddr;	/* inner (or only) destination */
+	const struct in6_addr *osaddr;	/* outer source: the plane's address */
+	const struct mrc_cfg_path *path; /* srh/usid: the SIDs; else NULL */
+	u8 encap;
+	int oif;
+	u16 sport;
+	u32 label;
+	u32 pmtu;	/* 0, or the connection's mrc_sock.pmtu */
+};
+
+static bool mrc_txp_encap(const struct mrc_txp *tp)
+{
+	return tp->encap != MRC_ENCAP_NONE && tp->path && tp->path->nsegs;
+}
+
+/* Bytes an encapsulation adds in front of the inner IPv6 header. */
+static u32 mrc_encap_len(u8 encap, const struct mrc_cfg_path *path)
+{
+	if (encap == MRC_ENCAP_NONE || !path || !path->nsegs)
+		return 0;
+	if (encap == MRC_ENCAP_SRH)
+		return sizeof(struct ipv6hdr) + sizeof(struct ipv6_sr_hdr) +
+		       path->nsegs * sizeof(struct in6_addr);
+	return sizeof(struct ipv6hdr);
+}
+
+/*
+ * Route of the outer header, out of the plane's device (strict), cached
+ * in @dc when given. Bottom halves disabled when @dc is used.
+ */
+static struct dst_entry *mrc_txp_route(struct net *net,
+				       const struct mrc_txp *tp,
+				       struct dst_cache *dc)
+{
+	bool encap = mrc_txp_encap(tp);
+	struct dst_entry *dst;
+	struct in6_addr tmp;
+	struct flowi6 fl6;
+	int err;
+
+	if (dc) {
+		dst = dst_cache_get_ip6(dc, &tmp);
+		if (dst)
+			return dst;
+	}
+	memset(&fl6, 0, sizeof(fl6));
+	if (encap) {
+		fl6.flowi6_proto = tp->encap == MRC_ENCAP_SRH ? NEXTHDR_ROUTING :
+							       IPPROTO_IPV6;
+		fl6.daddr = tp->path->segs[0];
+		fl6.saddr = *tp->osaddr;
+	} else {
+		fl6.flowi6_proto = IPPROTO_UDP;
+		fl6.daddr = *tp->daddr;
+		fl6.saddr = *tp->saddr;
+		fl6.fl6_dport = mrc_udp_dport(net);
+	}
+	fl6.flowi6_oif = tp->oif;
+	mrc_flow_policy(tp->sk, &fl6);
+	dst = ip6_route_output_flags(net, NULL, &fl6,
+				     tp->oif ? RT6_LOOKUP_F_IFACE : 0);
+	err = dst->error;
+	if (err) {
+		dst_release(dst);
+		return ERR_PTR(err);
+	}
+	if (dc)
+		dst_cache_set_ip6(dc, dst, &fl6.saddr);
+	return dst;
+}
+
+/*
+ * Write the ICRC in the last four bytes of each MRC packet at skb->data,
+ * now that the addresses and ports of the IPv6/UDP headers in front of it
+ * are final (RoCEv2: they are covered; under SRv6, the inner ones). The
+ * packets are @seg bytes each but the last (one packet: @seg = skb->len);
+ * a flowcell's segments each carry the ICRC of their own datagram.
+ */
+static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp,
+			 __be16 dport, u32 seg)
+{
+	u8 bth[MRC_BTH_LEN];
+	struct mrc_icrc_ip6 ip;
+	u32 off, len;
+	__le32 crc;
+
+	mrc_icrc_ip_set(&ip, tp->saddr, tp->daddr, tp->sport, ntohs(dport));
+	for (off = 0; off < skb->len; off += len) {
+		len = min(seg, skb->len - off);
+		if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
+		    skb_copy_bits(skb, off, bth, sizeof(bth)))
+			return;
+		crc = cpu_to_le32(mrc_skb_icrc(skb, off, len, &ip, bth));
+		skb_store_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc));
+	}
+}
+
+/*
+ * Push the outer headers of srh and usid in front of the inner IPv6 packet
+ * at skb->data (none: nothing) and send it. Consumes @skb and a reference
+ * on @dst.
+ */
+static int mrc_xmit_outer(struct net *net, struct sk_buff *skb,
+			  struct dst_entry *dst, const struct mrc_txp *tp,
+			  u8 tclass, __be32 flow, int hl)
+{
+	bool gso = skb_is_gso(skb);
+	struct ipv6_sr_hdr *srh;
+	struct ipv6hdr *ip6h;
+	u32 i, n, srhlen;
+	u8 nh;
+
+	skb_dst_set(skb, dst);
+	if (mrc_txp_encap(tp)) {
+		/* Checksummed and segmented inside, as ip6ip6 does. */
+		skb_reset_inner_headers(skb);
+		skb->encapsulation = 1;
+		skb_set_inner_ipproto(skb, IPPROTO_IPV6);
+		if (gso)
+			skb_shinfo(skb)->gso_type |= SKB_GSO_IPXIP6;
+		nh = IPPROTO_IPV6;
+		if (tp->encap == MRC_ENCAP_SRH) {
+			/* RFC 8754: segments reversed, [0] = the last one. */
+			n = tp->path->nsegs;
+			srhlen = sizeof(*srh) + n * sizeof(struct in6_addr);
+			srh = __skb_push(skb, srhlen);
+			srh->nexthdr = IPPROTO_IPV6;
+			srh->hdrlen = srhlen / 8 - 1;
+			srh->type = IPV6_SRCRT_TYPE_4;
+			srh->segments_left = n - 1;
+			srh->first_segment = n - 1;
+			srh->flags = 0;
+			srh->tag = 0;
+			for (i = 0; i < n; i++)
+				srh->segments[i] = tp->path->segs[n - 1 - i];
+			nh = NEXTHDR_ROUTING;
+		}
+		ip6h = __skb_push(skb, sizeof(*ip6h));
+		skb_reset_network_header(skb);
+		/* Same flow label outside: the leaves' ECMP hashes it. */
+		ip6_flow_hdr(ip6h, tclass, flow);
+		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+		ip6h->nexthdr = nh;
+		ip6h->hop_limit = hl;
+		ip6h->saddr = *tp->osaddr;
+		ip6h->daddr = tp->path->segs[0];
+	}
+	skb->protocol = htons(ETH_P_IPV6);
+	/* The MTU was chosen from the route; if it shrank, fragment. */
+	skb->ignore_df = 1;
+	if (!tp->sk)
+		return ip6_local_out(net, NULL, skb);
+	/*
+	 * Owned by the socket, as TCP's segments are: netfilter's skuid and
+	 * cgroup matches, cgroup egress BPF (it runs only for sk ==
+	 * skb->sk) and qdiscs see the sender; sk_wmem_alloc counts the bytes
+	 * in flight below us and keeps the socket until they are freed.
+	 */
+	skb_set_owner_w(skb, tp->sk);
+	skb->mark = READ_ONCE(tp->sk->sk_mark);
+	skb->priority = READ_ONCE(tp->sk->sk_priority);
+	return ip6_local_out(net, tp->sk, skb);
+}
+
+/*
+ * A packet cut before a Packet Too Big lowered the path MTU to
+ * @tp->pmtu keeps its size (its PSN's payload is fixed): the inner IPv6
+ * packet at skb->data (UDP checksum complete) is fragmented to fit and
+ * each fragment is encapsulated and sent on its own. The inner packet,
+ * not the outer one: the peer decapsulates with End.DT6 before any
+ * reassembly (seg6_local drops outer fragments) and reassembles the inner
+ * fragments on local delivery. Consumes @skb and a reference on @dst.
+ */
+static int mrc_xmit_frags(struct net *net, struct sk_buff *skb,
+			  struct dst_entry *dst, const struct mrc_txp *tp,
+			  u8 tclass, __be32 flow, int hl)
+{
+	struct ip6_frag_state st;
+	struct sk_buff *frag;
+	int err = 0, rc;
+
+	ip6_frag_init(skb, sizeof(struct ipv6hdr),
+		      tp->pmtu - sizeof(struct ipv6hdr) - sizeof(struct frag_hdr),
+		      0, MRC_HEADROOM - sizeof(struct ipv6hdr),
+		      &ipv6_hdr(skb)->nexthdr, IPPROTO_UDP,
+		      ipv6_select_ident(net, tp->daddr, tp->saddr), &st);
+	while (st.left > 0) {
+		frag = ip6_frag_next(skb, &st);
+		if (IS_ERR(frag)) {
+			err = PTR_ERR(frag);
+			break;
+		}
+		rc = mrc_xmit_outer(net, frag, dst_clone(dst), tp, tclass,
+				    flow, hl);
+		rc = net_xmit_eval(rc);
+		if (rc && !err)
+			err = rc;
+	}
+	dst_release(dst);
+	consume_skb(skb);
+	return err;
+}
+
+/*
+ * Push UDP, IPv6 and (srh, usid) the outer headers in front of the MRC
+ * packet at skb->data and send it. Consumes @skb and a reference on @dst.
+ */
+static int mrc_xmit_one(struct net *net, struct sk_buff *skb,
+			struct dst_entry *dst, const struct mrc_txp *tp)
+{
+	u8 tclass = mrc_cb(skb)->tclass;	/* before IP6CB() takes the cb */
+	u32 segs = mrc_cb(skb)->segs, seg_len = mrc_cb(skb)->seg_len;
+	__be16 dport = mrc_udp_dport(net);
+	bool encap = mrc_txp_encap(tp);
+	int hl = ip6_dst_hoplimit(dst);
+	struct ipv6hdr *ip6h;
+	struct udphdr *uh;
+	bool frag;
+	__be32 flow;
+	int len;
+
+	mrc_put_icrc(skb, tp, dport, segs > 1 ? seg_len : skb->len);
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(tp->sport);
+	uh->dest = dport;
+	len = skb->len;
+	uh->len = htons(len);
+	uh->check = 0;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	frag = tp->pmtu && segs <= 1 && len + sizeof(*ip6h) > tp->pmtu;
+	if (segs > 1) {
+		/*
+		 * A flowcell: UDP segmentation offload (as UDP_SEGMENT) cuts
+		 * it into one datagram per MRC packet, each with its own
+		 * length and checksum, at the device that cannot take it
+		 * whole (or in software before the wire).
+		 */
+		skb_shinfo(skb)->gso_size = seg_len;
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+		skb_shinfo(skb)->gso_segs = segs;
+	}
+	if (frag) {
+		/* Fragments: the checksum cannot be left to the device. */
+		skb->ip_summed = CHECKSUM_NONE;
+		uh->check = csum_ipv6_magic(tp->saddr, tp->daddr, len,
+					    IPPROTO_UDP,
+					    skb_checksum(skb, 0, len, 0));
+		if (!uh->check)
+			uh->check = CSUM_MANGLED_0;
+	} else if (segs > 1 || encap) {
+		/*
+		 * The checksum is left to the device (CHECKSUM_PARTIAL), also
+		 * through srh/usid, whose inner headers are set below as an
+		 * ip6ip6 tunnel's: a device without checksum offload for
+		 * encapsulated packets has validate_xmit_skb() complete it in
+		 * software, at the inner UDP header.
+		 */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_transport_header(skb) - skb->head;
+		skb->csum_offset = offsetof(struct udphdr, check);
+		uh->check = ~csum_ipv6_magic(tp->saddr, tp->daddr, len,
+					     IPPROTO_UDP, 0);
+	} else {
+		udp6_set_csum(false, skb, tp->saddr, tp->daddr, len);
+	}
+
+	flow = htonl(tp->label) & IPV6_FLOWLABEL_MASK;
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, tclass, flow);
+	ip6h->payload_len = htons(len);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = hl;
+	ip6h->saddr = *tp->saddr;
+	ip6h->daddr = *tp->daddr;
+	if (frag)
+		return mrc_xmit_frags(net, skb, dst, tp, tclass, flow, hl);
+	return mrc_xmit_outer(net, skb, dst, tp, tclass, flow, hl);
+}
+
+/* Path slot @slot of engine plane @mpp of connection @ms. */
+static void mrc_mp_txp(const struct mrc_sock *ms, const struct mrc_mp_plane *mpp,
+		       u32 slot, struct mrc_txp *tp)
+{
+	const struct mrc_mp *mp = ms->mp;
+
+	memset(tp, 0, sizeof(*tp));
+	tp->sk = (struct sock *)&ms->sk;
+	tp->saddr = &ms->saddr;
+	tp->daddr = (const struct in6_addr *)ms->peer.smrc_addr;
+	tp->osaddr = &mpp->saddr;
+	tp->encap = mp->encap;
+	tp->oif = mpp->ifindex;
+	if (mp->rt && mp->rt->npaths)
+		tp->path = &mp->rt->paths[mp->pidx[slot]];
+	tp->pmtu = READ_ONCE(ms->pmtu);
+}
+
+/**
+ * mrc_mp_path_mtu() - the MTU of one path of a connection's snapshot
+ * @net: namespace
+ * @ms: the connection
+ * @mpp: its engine plane
+ * @slot: the path's slot
+ *
+ * Return: the inner IPv6 MTU (the route's, less the encapsulation), or the
+ * negative errno of the route lookup.
+ */
+int mrc_mp_path_mtu(struct net *net, const struct mrc_sock *ms,
+		    const struct mrc_mp_plane *mpp, u32 slot)
+{
+	struct dst_entry *dst;
+	struct mrc_txp tp;
+	int mtu;
+
+	mrc_mp_txp(ms, mpp, slot, &tp);
+	dst = mrc_txp_route(net, &tp, NULL);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	mtu = dst_mtu(dst) - mrc_encap_len(tp.encap, tp.path);
+	dst_release(dst);
+	return mtu;
+}
+
+/* Engine plane of handshake packets: the first one that is up. */
+static u32 mrc_mp_hs_plane(const struct mrc_mp *mp)
+{
+	u32 i;
+
+	for (i = 0; i < mp->nplanes; i++)
+		if (READ_ONCE(mp->plane[i].up))
+			return i;
+	return 0;
+}
+
+/*
+ * The route caches of @ms hold routes looked up with ms->route_mark; after
+ * a later SO_MARK they are bypassed (uncached lookups with the new mark),
+ * so fwmark rules apply to the connection from the next packet on.
+ */
+static bool mrc_route_cache_ok(const struct mrc_sock *ms)
+{
+	return READ_ONCE(ms->sk.sk_mark) == ms->route_mark;
+}
+
+/* Send @skb on the path its EV names. Consumes @skb. */
+static int mrc_mp_xmit(struct net *net, struct mrc_sock *ms,
+		       struct sk_buff *skb, u32 ev, bool hs, u8 *planep)
+{
+	struct mrc_mp *mp = ms->mp;
+	const struct mrc_mp_plane *mpp;
+	struct dst_entry *dst;
+	struct mrc_txp tp;
+	u32 pi, slot;
+	int err;
+
+	pi = hs ? mrc_mp_hs_plane(mp) : mrc_ev_plane(ev);
+	if (pi >= mp->nplanes)
+		goto noroute;
+	mpp = &mp->plane[pi];
+	slot = mpp->first + (hs ? 0 : mrc_ev_entropy(ev) % mpp->npaths);
+	mrc_mp_txp(ms, mpp, slot, &tp);
+	tp.sport = mrc_udp_sport(ev);
+	tp.label = mrc_ev_to_flowlabel(ev);
+	dst = mrc_txp_route(net, &tp,
+			    mrc_route_cache_ok(ms) ? &mp->dc[slot] : NULL);
+	if (IS_ERR(dst))
+		goto noroute;
+	*planep = pi;
+	err = mrc_xmit_one(net, skb, dst, &tp);
+	return net_xmit_eval(err);
+noroute:
+	kfree_skb(skb);
+	return -ENETUNREACH;
+}
+
+/**
+ * mrc_xmit_queue() - send the packets a connection built
+ * @net: namespace
+ * @ms: the connection (route cache, addresses, per-plane counters)
+ * @q: skbs from mrc_build_pkt(); emptied
+ *
+ * A data packet the local stack refuses (NET_XMIT_DROP: a full qdisc or
+ * device queue) goes back to the engine as a local drop, and so does every
+ * later data packet of the batch for the same plane, without trying (the
+ * queue is full; it would only cost the attempt). What the engine sends
+ * instead goes out in the same call (a few rounds at most: the refusing
+ * planes are closed for a while, see mrc_conn_local_drops()).
+ *
+ * Called without the connection lock, in any context.
+ */
+void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
+		    struct sk_buff_head *q)
+{
+	struct mrc_local_drop drops[MRC_LOCAL_DROPS_MAX];
+	struct mrc_net *mn = mrc_net(net);
+	u32 ev, len, segs, i, ndrops, rounds = 0, refused = 0;
+	struct sk_buff_head rq;
+	struct dst_entry *dst;
+	struct mrc_txp tp = {};
+	struct sk_buff *skb;
+	struct flowi6 fl6;
+	bool data;
+	u32 psn;
+	u8 plane;
+	int err;
+
+	if (skb_queue_empty(q))
+		return;
+	tp.sk = &ms->sk;
+	tp.daddr = (const struct in6_addr *)ms->peer.smrc_addr;
+	tp.saddr = &ms->saddr;
+	tp.pmtu = READ_ONCE(ms->pmtu);
+	__skb_queue_head_init(&rq);
+	local_bh_disable();
+again:
+	ndrops = 0;
+	while ((skb = __skb_dequeue(q)) != NULL) {
+		ev = mrc_cb(skb)->ev;
+		plane = mrc_cb(skb)->plane;
+		data = mrc_cb(skb)->data;
+		psn = mrc_cb(skb)->psn;
+		segs = mrc_cb(skb)->segs;
+		len = skb->len;
+		if (data && plane < 32 && (refused & BIT(plane))) {
+			/* That plane's queue is full: report, do not try. */
+			kfree_skb(skb);
+			err = NET_XMIT_DROP;
+		} else if (ms->mp) {
+			err = mrc_mp_xmit(net, ms, skb, ev, mrc_cb(skb)->hs,
+					  &plane);
+		} else {
+			err = mrc_route(net, ms,
+					ms->dst_ok && mrc_route_cache_ok(ms) ?
+					&ms->dst_cache : NULL, &fl6, &dst);
+			if (err) {
+				kfree_skb(skb);
+				err = -ENETUNREACH;
+			} else {
+				tp.sport = mrc_udp_sport(ev);
+				tp.label = mrc_ev_to_flowlabel(ev);
+				err = mrc_xmit_one(net, skb, dst, &tp);
+				err = net_xmit_eval(err);
+			}
+		}
+		if (err == -ENETUNREACH) {
+			mrc_net_count(mn, MRC_CNT_TX_NOROUTE);
+			continue;
+		}
+		if (err == NET_XMIT_DROP) {
+			/* Control packets: the next SACK/probe covers them. */
+			mrc_net_count(mn, MRC_CNT_TX_LOCAL_DROP);
+			if (!data)
+				continue;
+			if (plane < 32)
+				refused |= BIT(plane);
+			/* Every packet of a flowcell was refused. */
+			for (i = 0; i < segs; i++) {
+				drops[ndrops].psn = (psn + i) & MRC_PSN_MASK;
+				drops[ndrops].ev = ev;
+				drops[ndrops].plane = plane;
+				if (++ndrops < MRC_LOCAL_DROPS_MAX)
+					continue;
+				/* Batch full: report; resends go to the tail. */
+				mrc_conn_local_drops(ms, drops, ndrops, &rq);
+				skb_queue_splice_tail_init(&rq, q);
+				ndrops = 0;
+			}
+			continue;
+		}
+		if (err) {
+			mrc_net_count(mn, MRC_CNT_TX_ERR);
+			continue;
+		}
+		mrc_net_add(mn, MRC_CNT_TX_PKTS, segs);
+		if (plane < MRC_INFO_PLANES) {
+			atomic64_add(segs, &ms->plane_pkts[plane]);
+			atomic64_add(len, &ms->plane_bytes[plane]);
+		}
+	}
+	if (ndrops && rounds++ < MRC_LOCAL_DROP_ROUNDS) {
+		/* @q is empty: it takes the retransmissions. */
+		mrc_conn_local_drops(ms, drops, ndrops, q);
+		goto again;
+	}
+	local_bh_enable();
+}
+
+/*
+ * Endpoint packets of a configured destination: the first plane (by id)
+ * that is up and has a path on the route, its first path. RCU held.
+ */
+static bool mrc_ep_path(struct net *net, const struct mrc_cfg_route *rt,
+			struct mrc_txp *tp)
+{
+	const struct mrc_cfg_plane *pl, *any = NULL;
+	const struct mrc_cfg_path *path = NULL, *anyp = NULL;
+	u32 id, i;
+
+	for (id = 0; id < MRC_PLANES_NR; id++) {
+		pl = mrc_cfg_plane_get(net, id);
+		if (!pl || !pl->ifindex)
+			continue;
+		path = NULL;
+		for (i = 0; i < rt->npaths; i++) {
+			if (rt->paths[i].plane == id) {
+				path = &rt->paths[i];
+				break;
+			}
+		}
+		if (rt->npaths && !path)
+			continue;
+		if (!any) {
+			any = pl;
+			anyp = path;
+		}
+		if (pl->admin_up && mrc_cfg_plane_oper_up(net, pl)) {
+			any = pl;
+			anyp = path;
+			break;
+		}
+	}
+	if (!any)
+		return false;
+	tp->osaddr = &any->saddr;
+	tp->oif = any->ifindex;
+	tp->encap = rt->encap;
+	tp->path = anyp;
+	return true;
+}
+
+/**
+ * mrc_send_ep() - send one endpoint (handshake) packet, uncached route
+ * @net: namespace
+ * @sk: the connection (owner of the packet, egress policy), or NULL for
+ *	answers that no socket stands behind (rejects)
+ * @saddr: source address (unspecified: chosen by routing)
+ * @daddr: destination
+ * @oif: output interface (link-local peers), else 0
+ * @op: MRC_OP_EP_REQ or MRC_OP_EP_RESP
+ * @ep: the body
+ * @tclass: IPv6 traffic class (a control class, mrc_profile_tclass())
+ *
+ * A destination covered by a configured route is reached like the data
+ * of a connection to it: on its first plane that is up, first path, with
+ * the route's encapsulation, so that the handshake crosses the fabric.
+ *
+ * Any context, no lock needed.
+ */
+void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
+		 const struct in6_addr *daddr, int oif, u8 op,
+		 const struct mrc_ep *ep, u8 tclass)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_cfg_route *rt;
+	struct dst_entry *dst;
+	struct mrc_txp tp = {};
+	struct in6_addr src;
+	struct sk_buff *skb;
+	struct flowi6 fl6;
+	struct mrc_pkt pkt;
+	u32 total;
+	u8 *buf;
+	int n;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.opcode = op;
+	pkt.bth.tver = MRC_TVER;
+	pkt.bth.pkey = MRC_PKEY_DEFAULT;
+	pkt.bth.dest_qp = MRC_QPN_EP;
+	pkt.ep = *ep;
+	total = mrc_pkt_hdr_len(&pkt) + MRC_ICRC_LEN;
+	skb = alloc_skb(MRC_HEADROOM + total, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		goto err;
+	skb_reserve(skb, MRC_HEADROOM);
+	buf = skb_put(skb, total);
+	n = mrc_pkt_encode(&pkt, buf, total);
+	if (n < 0) {
+		kfree_skb(skb);
+		goto err;
+	}
+	mrc_cb(skb)->tclass = tclass;
+	tp.sk = sk;
+	tp.sport = mrc_ep_udp_sport(ep->token);
+	tp.daddr = daddr;
+	src = *saddr;
+	tp.saddr = &src;
+	local_bh_disable();
+	rcu_read_lock();
+	rt = mrc_cfg_route_lookup(net, daddr);
+	if (rt && mrc_ep_path(net, rt, &tp)) {
+		if (ipv6_addr_any(&src) &&
+		    ipv6_dev_get_saddr(net, NULL, daddr, 0, &src))
+			dst = ERR_PTR(-EADDRNOTAVAIL);
+		else
+			dst = mrc_txp_route(net, &tp, NULL);
+		if (IS_ERR(dst)) {
+			rcu_read_unlock();
+			goto noroute;
+		}
+		n = mrc_xmit_one(net, skb, dst, &tp);
+		rcu_read_unlock();
+		goto sent;
+	}
+	rcu_read_unlock();
+	memset(&fl6, 0, sizeof(fl6));
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.daddr = *daddr;
+	fl6.saddr = *saddr;
+	fl6.flowi6_oif = oif;
+	fl6.fl6_dport = mrc_udp_dport(net);
+	mrc_flow_policy(sk, &fl6);
+	dst = mrc_peer_lookup(net, &fl6);
+	if (IS_ERR(dst))
+		goto noroute;
+	src = fl6.saddr;
+	n = mrc_xmit_one(net, skb, dst, &tp);
+sent:
+	local_bh_enable();
+	mrc_net_count(mn, net_xmit_eval(n) ? MRC_CNT_TX_ERR : MRC_CNT_TX_PKTS);
+	return;
+noroute:
+	local_bh_enable();
+	mrc_net_count(mn, MRC_CNT_TX_NOROUTE);
+	kfree_skb(skb);
+	return;
+err:
+	mrc_net_count(mn, MRC_CNT_TX_ERR);
+}
