@@ -6,6 +6,8 @@
 #   make            build mrc.ko, BPF objects, C++ tools and tests, selftests, VM image
 #   make check      build + ctest + packages + VM selftests on 6.1 and 6.12 + rig
 #                   self-check (the CI command)
+#   make check-debug  the VM selftests and a kmemleak scan on a 6.1 kernel built
+#                   with KASAN, lockdep, kmemleak, UBSAN (not in CI: hours)
 #   make demo       boot the VM and show what works today
 #   make vm-test T=NAME        run one selftest of the mrc collection in the VM
 #   make vm-run CMD='...'      run a command in the VM with mrc.ko loaded
@@ -28,8 +30,8 @@ B := $(TOP)/build
 JOBS ?= 2
 
 KERNEL ?= 6.1
-ifeq ($(filter 6.1 6.12,$(KERNEL)),)
-$(error KERNEL=$(KERNEL): the kernels of the matrix are 6.1 and 6.12)
+ifeq ($(filter 6.1 6.12 debug,$(KERNEL)),)
+$(error KERNEL=$(KERNEL): the kernels of the matrix are 6.1 and 6.12 (and debug, the check-debug build))
 endif
 KABI_MK := $(B)/kabi$(if $(filter-out 6.1,$(KERNEL)),-$(KERNEL)).mk
 -include $(KABI_MK)
@@ -42,15 +44,24 @@ KSFT_BUILD := $(B)/ksft
 INITRAMFS := $(B)/vm/initramfs$(SFX).cpio.gz
 RIG_SELFCHECK ?= 1
 
-.PHONY: all deps kmod rigmod userspace selftests initramfs check ctest vm-selftests sim-plots \
+.PHONY: all deps kmod rigmod userspace selftests initramfs check check-debug ctest vm-selftests sim-plots \
 	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz bench clean distclean \
 	install uninstall debs
 
 all: deps kmod rigmod userspace selftests initramfs
 
+# The debug kernel's ABI file is written by its build (make check-debug).
+ifeq ($(KERNEL),debug)
+deps:
+	@mkdir -p $(B)
+	bash scripts/deps.sh
+$(KABI_MK):
+	bash scripts/debug/build-kernel.sh
+else
 deps $(KABI_MK):
 	@mkdir -p $(B)
 	bash scripts/deps.sh
+endif
 
 # Kbuild builds in the directory it is given, so build/kmod mirrors kmod/
 # with symlinks: the objects land under build/ and the sources (kmod/core/*.c
@@ -114,6 +125,13 @@ rig-selfcheck: all
 
 check: all
 	bash scripts/check.sh $(if $(filter 0,$(RIG_SELFCHECK)),--no-rig-selfcheck)
+
+# Not part of check (CI): builds a KASAN/lockdep/kmemleak/UBSAN 6.1 kernel
+# once (about an hour on 2 cores, cached) and runs the whole suite on it.
+check-debug:
+	bash scripts/debug/build-kernel.sh
+	$(MAKE) KERNEL=debug all
+	bash scripts/debug/check.sh
 
 demo: all
 	bash scripts/demo.sh

@@ -13,6 +13,7 @@
 #     console or the guest's dmesg fails the run even if the command passed.
 #
 # Usage: run.sh [--name N] [--timeout S] [--no-module] [--shell] [--] CMD...
+# Guest memory: MRC_VM_MEM (MiB, default 1024).
 # Logs: build/vm/logs/<name>/{job.sh,console.log,dmesg.txt}
 set -euo pipefail
 
@@ -69,7 +70,7 @@ job="$rel/job.sh"
 ((shell)) && job=shell
 
 qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi,tb-size=256
-	-cpu max -m 1024 -smp 2 -no-reboot
+	-cpu max -m "${MRC_VM_MEM:-1024}" -smp 2 -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off mrcjob=$job mrcmods=${groot#"$top"/}/lib/modules"
 	-fsdev "local,id=mrcfs,path=$top,security_model=none,multidevs=remap"
@@ -88,7 +89,7 @@ qrc=${PIPESTATUS[0]}
 set -e
 
 rc=$(sed -n 's/^MRC-RC=\([0-9]*\).*/\1/p' "$logdir/console.log" | tail -n 1)
-splat='BUG:|WARNING:|Call Trace|RIP:|unreferenced object|Kernel panic|general protection fault'
+splat='BUG:|WARNING:|Call Trace|RIP:|unreferenced object|Kernel panic|general protection fault|UBSAN:|ODEBUG:'
 logs=("$logdir/console.log")
 [ -f "$logdir/dmesg.txt" ] && logs+=("$logdir/dmesg.txt")  # absent after a panic
 if grep -Eq "$splat" "${logs[@]}"; then

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The run of `make check-debug`: the whole mrc selftest collection in one
+# boot of the debug kernel (build/kabi-debug.mk, built by build-kernel.sh),
+# then a kmemleak scan of what the run left behind. It fails on any failed
+# test and on any report in the guest log: KASAN, lockdep, UBSAN, debug
+# objects, reference trackers, kmemleak's "unreferenced object", or any
+# other BUG/WARNING/Call Trace (scripts/vm/run.sh judges the log).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export MRC_KABI_MK="$top/build/kabi-debug.mk"
+[ -f "$MRC_KABI_MK" ] || { echo "check-debug: no debug kernel (run make check-debug)" >&2; exit 2; }
+# KASAN's shadow is an eighth of memory, kmemleak keeps a record per object.
+export MRC_VM_MEM=${MRC_VM_MEM:-3072}
+# KASAN and lockdep make the guest several times slower: each test gets
+# three times its own timeout (selftests/mrc/settings), the boot 4 hours.
+job=$(cat <<'EOT'
+kml=/sys/kernel/debug/kmemleak
+[ -w $kml ] || { echo "check-debug: kmemleak is not running"; exit 1; }
+# What boot left unreferenced is not ours to judge: forget it.
+echo clear >$kml
+# 6.1's runner has no timeout override: run a copy with its settings scaled.
+cp -a /mrc/build/ksft /tmp/ksft
+t=$(sed -n 's/^timeout=//p' /tmp/ksft/mrc/settings)
+sed -i "s/^timeout=.*/timeout=$((3 * t))/" /tmp/ksft/mrc/settings
+cd /tmp/ksft && ./run_kselftest.sh
+rc=$?
+# An object must stay unreferenced across scans older than its minimum age
+# (5 s) before kmemleak reports it; RCU frees must have run.
+sleep 10
+echo scan >$kml
+sleep 10
+echo scan >$kml
+leaks=$(grep -c '^unreferenced object' $kml || true)
+echo "check-debug: kmemleak: $leaks unreferenced objects"
+cat $kml
+[ -r /proc/lockdep_stats ] && grep -E 'lock-classes|direct dependencies|dependency chains' /proc/lockdep_stats
+grep -q '^debug_locks: *1' /proc/lockdep_stats 2>/dev/null ||
+	echo "check-debug: WARNING: lockdep turned itself off (debug_locks 0)"
+exit $rc
+EOT
+)
+start=$(date +%s)
+set +e
+bash "$top/scripts/vm/run.sh" --name debug-selftests --timeout 14400 -- "$job"
+rc=$?
+set -e
+echo "check-debug: $(( ($(date +%s) - start) / 60 )) min, exit $rc"
+exit $rc
