@@ -34,7 +34,7 @@ echo scan >$kml
 sleep 10
 echo scan >$kml
 leaks=$(grep -c '^unreferenced object' $kml || true)
-echo "check-debug: kmemleak: $leaks unreferenced objects"
+echo "check-debug: kmemleak reports: $leaks"
 cat $kml
 [ -r /proc/lockdep_stats ] && grep -E 'lock-classes|direct dependencies|dependency chains' /proc/lockdep_stats
 grep -q '^debug_locks: *1' /proc/lockdep_stats 2>/dev/null ||
