@@ -48,9 +48,6 @@
 #define MRC_K_STALL_GRACE_NS	(1 * NSEC_PER_MSEC)
 /* Idle children whose deadlines fall this close are aborted together. */
 #define MRC_K_REAP_SLACK_NS	(100 * NSEC_PER_MSEC)
-/* Unanswered port-status updates: resent after 20 ms, doubling, 5 sends. */
-#define MRC_K_PS_RTO_NS		(20 * NSEC_PER_MSEC)
-#define MRC_K_PS_TRIES		5
 /*
  * A plane whose local queue (qdisc, device) refused a packet gets no new
  * packets for this long: the queue drains meanwhile (a 64-packet qdisc at
@@ -547,136 +544,12 @@ void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q)
 	struct mrc_pkt pkt;
 	struct sk_buff *skb;
 
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.bth.opcode = MRC_OP_EP_REQ;
-	pkt.bth.tver = MRC_TVER;
-	pkt.bth.pkey = MRC_PKEY_DEFAULT;
-	pkt.bth.dest_qp = MRC_QPN_EP;
+	mrc_pkt_init(&pkt, MRC_OP_EP_REQ, MRC_QPN_EP);
 	mrc_fill_ep(ms, kind, &pkt.ep);
 	pkt.ep.ftype = MRC_TS_FTYPE;	/* an ERTH's timestamp format */
 	skb = mrc_build_pkt(ms, &pkt, mrc_ep_udp_sport(pkt.ep.token), NULL, 0);
 	if (skb)
 		__skb_queue_tail(q, skb);
-}
-
-/*
- * One port-status update (ERTH PORT_STATUS_UPDATE) with our ports' state
- * now; the retransmission deadline doubles with each send. Connection
- * lock held.
- */
-static bool mrc_ps_xmit(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
-{
-	struct mrc_pkt pkt;
-	struct sk_buff *skb;
-	u32 i, mask = 0;
-
-	for (i = 0; i < ms->mp->nplanes; i++)
-		if (READ_ONCE(ms->mp->plane[i].up) && ms->mp->plane[i].id < 32)
-			mask |= BIT(ms->mp->plane[i].id);
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.bth.opcode = MRC_OP_EP_REQ;
-	pkt.bth.tver = MRC_TVER;
-	pkt.bth.pkey = MRC_PKEY_DEFAULT;
-	pkt.bth.dest_qp = MRC_QPN_EP;
-	pkt.ep.kind = MRC_EP_PORT_STATUS;
-	pkt.ep.token = ms->token;
-	pkt.ep.port_mask = mask;
-	pkt.ep.tx_ts = (u16)(now / MRC_TS_UNIT_NS);
-	pkt.ep.ftype = MRC_TS_FTYPE;
-	ms->ps_tx_ts = pkt.ep.tx_ts;
-	ms->ps_deadline = now + (MRC_K_PS_RTO_NS << ms->ps_tries);
-	ms->ps_tries++;
-	skb = mrc_build_pkt(ms, &pkt, mrc_ep_udp_sport(pkt.ep.token), NULL, 0);
-	if (!skb)
-		return false;
-	__skb_queue_tail(q, skb);
-	return true;
-}
-
-/**
- * mrc_conn_send_port_status() - queue a port-status update to the peer;
- * connection lock held
- * @ms: an established connection on a configured route
- * @q: where the skb goes (sent by the caller after unlocking)
- *
- * MRC 1.0's ERTH PORT_STATUS_UPDATE: bit n of the mask set when our port
- * of plane n is up. Plane ids are the namespace's (mrcctl plane add id N):
- * a multi-plane fabric numbers its planes alike on every host, so the peer
- * reads bit n as its own plane n. It leaves on the first plane that is up.
- * BTH.PSN carries the connection's token (as on every endpoint packet of
- * ours): the peer applies the update to that connection only.
- *
- * The peer answers with an EETH echoing the update's timestamp; until it
- * does, the update (with the ports' state at that time) is sent again
- * after MRC_K_PS_RTO_NS, doubling, MRC_K_PS_TRIES times in all: one lost
- * announcement no longer leaves the peer to find the dead plane by
- * timeouts. A newer change restarts the count.
- */
-void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q)
-{
-	lockdep_assert_held(&ms->lock);
-	ms->ps_tries = 0;
-	if (mrc_ps_xmit(ms, mrc_now(), q))
-		mrc_net_count(mrc_net(sock_net(&ms->sk)), MRC_CNT_TX_PORT_STATUS);
-}
-
-/* An unanswered port-status update whose deadline passed goes again. */
-static void mrc_ps_due(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
-{
-	if (!ms->ps_tries || now < ms->ps_deadline)
-		return;
-	if (ms->ps_tries >= MRC_K_PS_TRIES) {
-		/* The peer will learn from its timeouts, as without us. */
-		ms->ps_tries = 0;
-		return;
-	}
-	mrc_net_count(mrc_net(sock_net(&ms->sk)), MRC_CNT_PORT_STATUS_RTX);
-	mrc_ps_xmit(ms, now, q);
-}
-
-/**
- * mrc_conn_port_status_answer() - queue the answer to a peer's port-status
- * update (EETH, its timestamp echoed); connection lock held
- * @ms: the connection the update named
- * @tx_ts: the update's timestamp
- * @q: where the skb goes
- */
-void mrc_conn_port_status_answer(struct mrc_sock *ms, u16 tx_ts,
-				 struct sk_buff_head *q)
-{
-	struct mrc_pkt pkt;
-	struct sk_buff *skb;
-
-	lockdep_assert_held(&ms->lock);
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.bth.opcode = MRC_OP_EP_RESP;
-	pkt.bth.tver = MRC_TVER;
-	pkt.bth.pkey = MRC_PKEY_DEFAULT;
-	pkt.bth.dest_qp = MRC_QPN_EP;
-	pkt.ep.kind = MRC_EP_PORT_STATUS;
-	pkt.ep.token = ms->token;
-	pkt.ep.tx_ts = tx_ts;
-	skb = mrc_build_pkt(ms, &pkt, mrc_ep_udp_sport(pkt.ep.token), NULL, 0);
-	if (skb)
-		__skb_queue_tail(q, skb);
-}
-
-/**
- * mrc_conn_port_status_acked() - the peer answered a port-status update;
- * connection lock held
- * @ms: the connection whose token the answer carries
- * @tx_ts: the timestamp it echoes
- *
- * Return: true if it answers the update we are retransmitting (which then
- * stops), false for an answer to an older one.
- */
-bool mrc_conn_port_status_acked(struct mrc_sock *ms, u16 tx_ts)
-{
-	lockdep_assert_held(&ms->lock);
-	if (!ms->ps_tries || tx_ts != ms->ps_tx_ts)
-		return false;
-	ms->ps_tries = 0;
-	return true;
 }
 
 static void mrc_free_msgs(struct mrc_sock *ms)
@@ -749,25 +622,40 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 		mrc_conn_updown(ms, false, 0);
 }
 
-/*
- * A child its listener unlinked for idleness (mrc_listen_reap_idle()): the
- * peer is told as by an aborting close() (it fails with ECONNRESET), then
- * the engine goes. The accept queue's reference is ours.
+/**
+ * mrc_conn_close_child() - close a child no application will accept; no
+ * lock held
+ * @child: unlinked from its listener's accept queue, whose reference the
+ *	caller passes on
+ * @abort: as close() with SO_LINGER 0 (the peer fails with ECONNRESET
+ *	without waiting for our messages' acknowledgements); false: as a
+ *	plain close() of an accepted socket
+ *
+ * The peer is told first: the child is marked released and its close
+ * request queued under the child's lock, then sent once the lock is
+ * dropped, before the engine goes and the socket is freed.
  */
-static void mrc_idle_child_work(struct work_struct *w)
+void mrc_conn_close_child(struct mrc_sock *child, bool abort)
 {
-	struct mrc_sock *ms = container_of(w, struct mrc_sock, destroy_work);
 	struct sk_buff_head q;
 
 	__skb_queue_head_init(&q);
-	spin_lock_bh(&ms->lock);
-	ms->released = true;
-	ms->abort = true;
-	mrc_conn_close_due(ms, &q);
-	spin_unlock_bh(&ms->lock);
-	mrc_xmit_queue(sock_net(&ms->sk), ms, &q);
-	mrc_conn_teardown(ms);
-	mrc_sock_free_child(&ms->sk);
+	spin_lock_bh(&child->lock);
+	child->released = true;
+	if (abort)
+		child->abort = true;
+	mrc_conn_close_due(child, &q);
+	spin_unlock_bh(&child->lock);
+	mrc_xmit_queue(sock_net(&child->sk), child, &q);
+	mrc_conn_teardown(child);
+	mrc_sock_free_child(&child->sk);
+}
+
+/* A child its listener unlinked for idleness (mrc_listen_reap_idle()). */
+static void mrc_idle_child_work(struct work_struct *w)
+{
+	mrc_conn_close_child(container_of(w, struct mrc_sock, destroy_work),
+			     true);
 }
 
 /**
@@ -1009,7 +897,7 @@ void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 		mrc_sk_fail(ms, ECONNRESET);
 	}
 	mrc_conn_close_due(ms, q);
-	mrc_ps_due(ms, now, q);
+	mrc_conn_port_status_due(ms, now, q);
 	if (mrc_orphan_done(ms, now))
 		return;
 	mrc_arm(ms, mrc_conn_deadline(ms));
@@ -1290,11 +1178,7 @@ static void mrc_rx_nack_nores(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	struct mrc_pkt n;
 	struct sk_buff *skb;
 
-	memset(&n, 0, sizeof(n));
-	n.bth.opcode = MRC_OP_NACK;
-	n.bth.tver = MRC_TVER;
-	n.bth.pkey = MRC_PKEY_DEFAULT;
-	n.bth.dest_qp = ms->peer_qpn;
+	mrc_pkt_init(&n, MRC_OP_NACK, ms->peer_qpn);
 	n.bth.psn = pkt->bth.psn;
 	n.nack.reason = MRC_NACK_NO_RESOURCE;
 	n.nack.tx_ts = pkt->bth.ts ? pkt->tseth.tx_ts : 0;

@@ -777,6 +777,7 @@ __be16 mrc_udp_dport(const struct net *net);
 u16 mrc_udp_sport(u32 ev);
 int mrc_route(struct net *net, struct mrc_sock *ms, struct dst_cache *dc,
 	      struct flowi6 *fl6, struct dst_entry **dstp);
+void mrc_pkt_init(struct mrc_pkt *pkt, u8 opcode, u32 dest_qp);
 struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 			      u32 ev, const struct mrc_msgbuf *mb, u32 off);
 u32 mrc_burst_max(u32 mtu, u32 burst);
@@ -806,14 +807,16 @@ void mrc_mp_free(struct mrc_mp *mp);
 void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 		       u32 evs);
 void mrc_conn_plane_state(struct net *net, u32 id, bool up);
+void mrc_mp_plane_apply(struct mrc_sock *ms, u32 i, u64 now);
+
+/* mrc_port_status.c: port-status updates sent, retransmitted, applied */
+void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q);
+void mrc_conn_port_status_due(struct mrc_sock *ms, u64 now,
+			      struct sk_buff_head *q);
 void mrc_conn_peer_ports(struct net *net, const struct in6_addr *saddr,
 			 const struct mrc_ep *ep, bool req);
 
 /* mrc_conn_k.c: connections around the engine */
-void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q);
-void mrc_conn_port_status_answer(struct mrc_sock *ms, u16 tx_ts,
-				 struct sk_buff_head *q);
-bool mrc_conn_port_status_acked(struct mrc_sock *ms, u16 tx_ts);
 u32 mrc_conn_for_peer(struct net *net, const struct in6_addr *peer,
 		      bool (*fn)(struct mrc_sock *ms, void *arg,
 				 struct sk_buff_head *q),
@@ -828,6 +831,7 @@ int mrc_conn_route(struct net *net, struct mrc_sock *ms);
 void mrc_arm(struct mrc_sock *ms, u64 when);
 void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep);
 void mrc_conn_teardown(struct mrc_sock *ms);
+void mrc_conn_close_child(struct mrc_sock *child, bool abort);
 bool mrc_conn_linger(struct mrc_sock *ms);
 int mrc_conn_connect(struct mrc_sock *ms);
 void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q);

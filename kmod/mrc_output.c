@@ -196,6 +196,24 @@ static void mrc_cb_init(struct sk_buff *skb, const struct mrc_sock *ms,
 }
 
 /**
+ * mrc_pkt_init() - start a packet the host builds itself (control and
+ * endpoint packets; the engine fills its own)
+ * @pkt: the packet, zeroed here: every field not set is zero on the wire
+ * @opcode: MRC_OP_*
+ * @dest_qp: the peer's QPN, or MRC_QPN_EP for an endpoint packet
+ *
+ * The BTH fields every packet of ours carries alike, in one place.
+ */
+void mrc_pkt_init(struct mrc_pkt *pkt, u8 opcode, u32 dest_qp)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->bth.opcode = opcode;
+	pkt->bth.tver = MRC_TVER;
+	pkt->bth.pkey = MRC_PKEY_DEFAULT;
+	pkt->bth.dest_qp = dest_qp;
+}
+
+/**
  * mrc_build_pkt() - an skb holding one MRC packet, BTH to ICRC
  * @ms: connection (for the counters)
  * @pkt: every header field (from the engine's tx descriptor)
@@ -895,11 +913,7 @@ void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 	u8 *buf;
 	int n;
 
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.bth.opcode = op;
-	pkt.bth.tver = MRC_TVER;
-	pkt.bth.pkey = MRC_PKEY_DEFAULT;
-	pkt.bth.dest_qp = MRC_QPN_EP;
+	mrc_pkt_init(&pkt, op, MRC_QPN_EP);
 	pkt.ep = *ep;
 	total = mrc_pkt_hdr_len(&pkt) + MRC_ICRC_LEN;
 	skb = alloc_skb(MRC_HEADROOM + total, GFP_ATOMIC | __GFP_NOWARN);

@@ -9,7 +9,7 @@
  * what its engine is configured with. A plane goes down or up for it when
  * our port of that plane does (mrc_conn_plane_state(), announced to the
  * peer by a port-status update) or when the peer announces its own port
- * (mrc_conn_peer_ports()).
+ * (mrc_conn_peer_ports(), mrc_port_status.c).
  */
 #include <linux/gcd.h>
 #include <linux/ipv6.h>
@@ -216,11 +216,16 @@ void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 	cfg->paths_per_plane = k;
 }
 
-/*
- * Engine plane @i of @ms is up when our port of it is up and the peer did
- * not announce its own down; connection lock held, engine running.
+/**
+ * mrc_mp_plane_apply() - tell the engine whether plane @i is usable; its
+ * connection lock held, engine running
+ * @ms: the connection
+ * @i: engine plane (index into ms->mp->plane[])
+ * @now: mrc_now()
+ *
+ * Up when our port of it is up and the peer did not announce its own down.
  */
-static void mrc_mp_plane_apply(struct mrc_sock *ms, u32 i, u64 now)
+void mrc_mp_plane_apply(struct mrc_sock *ms, u32 i, u64 now)
 {
 	bool up = READ_ONCE(ms->mp->plane[i].up) &&
 		  !(ms->peer_planes_down & BIT(i));
@@ -285,84 +290,4 @@ void mrc_conn_plane_state(struct net *net, u32 id, bool up)
 		sock_put(&ms->sk);
 	}
 	rcu_read_unlock();
-}
-
-/* A port-status update names its connection by the token in BTH.PSN. */
-static bool mrc_peer_ports_one(struct mrc_sock *ms, void *arg,
-			       struct sk_buff_head *q)
-{
-	const struct mrc_ep *ep = arg;
-	u32 i, down;
-	u64 now;
-
-	if (ms->token != ep->token || ms->dead || !ms->conn ||
-	    ms->state != MRC_ST_ESTABLISHED)
-		return false;
-	/* Answered even when nothing changes: the peer stops resending. */
-	mrc_conn_port_status_answer(ms, ep->tx_ts, q);
-	if (!ms->mp)
-		return true;
-	down = 0;
-	for (i = 0; i < ms->mp->nplanes; i++)
-		if (ms->mp->plane[i].id < 32 &&
-		    !(ep->port_mask & BIT(ms->mp->plane[i].id)))
-			down |= BIT(i);
-	if (down != ms->peer_planes_down) {
-		ms->peer_planes_down = down;
-		now = mrc_now();
-		for (i = 0; i < ms->mp->nplanes; i++)
-			mrc_mp_plane_apply(ms, i, now);
-		mrc_conn_drain(ms, now, q);
-	}
-	return true;
-}
-
-/* The answer to one of ours: it stops the retransmissions. */
-static bool mrc_peer_ports_acked_one(struct mrc_sock *ms, void *arg,
-				     struct sk_buff_head *q)
-{
-	const struct mrc_ep *ep = arg;
-
-	if (ms->token != ep->token || ms->dead)
-		return false;
-	if (mrc_conn_port_status_acked(ms, ep->tx_ts))
-		mrc_net_count(mrc_net(sock_net(&ms->sk)),
-			      MRC_CNT_PORT_STATUS_ACKED);
-	else
-		mrc_net_count(mrc_net(sock_net(&ms->sk)), MRC_CNT_RX_STALE);
-	return true;
-}
-
-/**
- * mrc_conn_peer_ports() - a peer announced the state of its NIC ports, or
- * answered our announcement
- * @net: namespace
- * @saddr: the peer's address (the inner source of the ERTH/EETH)
- * @ep: the endpoint header: kind MRC_EP_PORT_STATUS, the connection's
- *	token, port_mask (bit n set = its port of plane n is up, MRC 1.0
- *	PORT_STATUS_UPDATE) and the timestamp
- * @req: an update (ERTH); false: an answer (EETH)
- *
- * Softirq. An update applies to the one established connection to @saddr
- * whose token it carries: on a configured route, each of its planes whose
- * id is not in the mask is taken out of use at once (in-flight packets on
- * it are retransmitted elsewhere, no timeout is spent finding out), and
- * back when the bit returns. Plane ids of 32 and above cannot be announced
- * and are left alone. Our own port state is never overridden. The update
- * is answered (EETH, timestamp echoed). One that names no connection of
- * its source (an off-path guess needs the source address and the 16-bit
- * token) is counted as PortStatusUnmatched and changes nothing.
- */
-void mrc_conn_peer_ports(struct net *net, const struct in6_addr *saddr,
-			 const struct mrc_ep *ep, bool req)
-{
-	struct mrc_net *mn = mrc_net(net);
-	u32 n;
-
-	n = mrc_conn_for_peer(net, saddr, req ? mrc_peer_ports_one :
-			      mrc_peer_ports_acked_one, (void *)ep);
-	if (!n)
-		mrc_net_count(mn, MRC_CNT_PORT_STATUS_UNMATCHED);
-	else if (req)
-		mrc_net_count(mn, MRC_CNT_RX_PORT_STATUS);
 }

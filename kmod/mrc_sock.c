@@ -944,16 +944,14 @@ static int mrc_getsockopt(struct socket *sock, int level, int optname,
 }
 
 /*
- * Abort the children a listener never accepted; socket lock held. Each peer
- * is told, as by close() of an accepted socket: the child is marked
- * released and its CLOSE(RESET) is queued under the child's lock, then sent
- * once the lock is dropped, before the child is torn down. The listener's
- * connection lock is not held here, so the child's needs no nesting.
+ * Close the children a listener never accepted; socket lock held. Each peer
+ * is told, as by close() of an accepted socket (mrc_conn_close_child()).
+ * The listener's connection lock is not held here, so the child's needs no
+ * nesting.
  */
 static void mrc_listen_stop(struct mrc_sock *ms)
 {
 	struct mrc_sock *child, *tmp;
-	struct sk_buff_head q;
 	LIST_HEAD(list);
 
 	spin_lock_bh(&ms->lock);
@@ -964,14 +962,7 @@ static void mrc_listen_stop(struct mrc_sock *ms)
 		list_del_init(&child->accept_node);
 		child->parent = NULL;
 		sk_acceptq_removed(&ms->sk);
-		__skb_queue_head_init(&q);
-		spin_lock_bh(&child->lock);
-		child->released = true;
-		mrc_conn_close_due(child, &q);
-		spin_unlock_bh(&child->lock);
-		mrc_xmit_queue(sock_net(&child->sk), child, &q);
-		mrc_conn_teardown(child);
-		mrc_sock_free_child(&child->sk);
+		mrc_conn_close_child(child, false);
 	}
 }
 
