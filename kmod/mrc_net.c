@@ -93,7 +93,7 @@ struct mrc_net *mrc_net(const struct net *net)
  */
 void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c)
 {
-	atomic64_inc(&mn->counters[c]);
+	this_cpu_inc(mn->mib->cnt[c]);
 }
 
 /**
@@ -104,7 +104,28 @@ void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c)
  */
 void mrc_net_add(struct mrc_net *mn, enum mrc_net_counter c, u32 n)
 {
-	atomic64_add(n, &mn->counters[c]);
+	this_cpu_add(mn->mib->cnt[c], n);
+}
+
+/**
+ * mrc_net_fold() - every counter of a namespace, summed over the CPUs
+ * @mn: the namespace's state
+ * @sum: __MRC_CNT_MAX entries, overwritten
+ *
+ * As the kernel's SNMP folding: no lock; a counter bumped on another CPU
+ * meanwhile shows in this sum or the next.
+ */
+void mrc_net_fold(const struct mrc_net *mn, u64 *sum)
+{
+	const struct mrc_net_mib *m;
+	int cpu, i;
+
+	memset(sum, 0, sizeof(*sum) * __MRC_CNT_MAX);
+	for_each_possible_cpu(cpu) {
+		m = per_cpu_ptr(mn->mib, cpu);
+		for (i = 0; i < __MRC_CNT_MAX; i++)
+			sum[i] += READ_ONCE(m->cnt[i]);
+	}
 }
 
 static int mrc_progress_min = MRC_PROGRESS_TIMEOUT_MS_MIN;
@@ -222,6 +243,7 @@ static int mrc_proc_show(struct seq_file *seq, void *v)
 {
 	struct mrc_net *mn = mrc_net(seq_file_single_net(seq));
 	unsigned int i;
+	u64 *sum;
 
 	seq_printf(seq, "Family %d\n", mrc_family);
 	seq_printf(seq, "UdpPort %d\n", READ_ONCE(mn->udp_port));
@@ -236,9 +258,13 @@ static int mrc_proc_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "Connections %u\n", mn->nconns);
 	seq_printf(seq, "Orphans %d\n", atomic_read(&mn->orphans));
 	spin_unlock_bh(&mn->conn_lock);
+	sum = kmalloc_array(__MRC_CNT_MAX, sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	mrc_net_fold(mn, sum);
 	for (i = 0; i < __MRC_CNT_MAX; i++)
-		seq_printf(seq, "%s %lld\n", mrc_counter_names[i],
-			   (long long)atomic64_read(&mn->counters[i]));
+		seq_printf(seq, "%s %llu\n", mrc_counter_names[i], sum[i]);
+	kfree(sum);
 	return 0;
 }
 
@@ -259,16 +285,23 @@ static int __net_init mrc_net_init(struct net *net)
 	mn->nconns = 0;
 	mrc_hs_guard_init(&mn->hs_guard);
 
+	mn->mib = alloc_percpu(struct mrc_net_mib);
+	if (!mn->mib)
+		return -ENOMEM;
 	if (mrc_sysctl_init(net, mn))
-		return -ENOMEM;
-	if (!proc_create_net_single("mrc", 0444, net->proc_net, mrc_proc_show, NULL)) {
-		mrc_sysctl_exit(mn);
-		return -ENOMEM;
-	}
+		goto err_mib;
+	if (!proc_create_net_single("mrc", 0444, net->proc_net, mrc_proc_show, NULL))
+		goto err_sysctl;
 	/* Not fatal: retried on the first connect()/listen() of the namespace. */
 	if (mrc_udp_eager)
 		mrc_udp_get(net);
 	return 0;
+
+err_sysctl:
+	mrc_sysctl_exit(mn);
+err_mib:
+	free_percpu(mn->mib);
+	return -ENOMEM;
 }
 
 static void __net_exit mrc_net_exit(struct net *net)
@@ -280,6 +313,8 @@ static void __net_exit mrc_net_exit(struct net *net)
 	/* Sockets pin their namespace, so none can be left here. */
 	WARN_ON_ONCE(atomic_read(&mn->nsocks));
 	mrc_udp_net_exit(mn);
+	/* After the socket: nothing counts once its receive path is gone. */
+	free_percpu(mn->mib);
 }
 
 static struct pernet_operations mrc_net_ops = {

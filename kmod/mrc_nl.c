@@ -1267,8 +1267,14 @@ static int mrc_nl_fill_stats(struct sk_buff *skb, struct net *net, const void *o
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_cfg_stats st;
 	struct nlattr *nest;
-	int i;
+	int i, err = -EMSGSIZE;
+	u64 *sum;
 
+	/* Too big for the stack beside the rest (8 bytes per counter). */
+	sum = kmalloc_array(__MRC_CNT_MAX, sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	mrc_net_fold(mn, sum);
 	mrc_cfg_get_stats(net, &st);
 	nest = nla_nest_start(skb, MRC_ATTR_STATS);
 	if (!nest ||
@@ -1279,19 +1285,21 @@ static int mrc_nl_fill_stats(struct sk_buff *skb, struct net *net, const void *o
 			      MRC_STATS_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, MRC_STATS_ATTR_EVENTS, st.events,
 			      MRC_STATS_ATTR_PAD))
-		return -EMSGSIZE;
+		goto out;
 	for (i = 0; i < __MRC_REJ_MAX; i++)
 		if (nla_put_u64_64bit(skb, mrc_nl_rej_attr[i], st.rejects[i],
 				      MRC_STATS_ATTR_PAD))
-			return -EMSGSIZE;
+			goto out;
 	for (i = 0; i < __MRC_CNT_MAX; i++)
 		if (mrc_nl_sock_attr[i] &&
-		    nla_put_u64_64bit(skb, mrc_nl_sock_attr[i],
-				      atomic64_read(&mn->counters[i]),
+		    nla_put_u64_64bit(skb, mrc_nl_sock_attr[i], sum[i],
 				      MRC_STATS_ATTR_PAD))
-			return -EMSGSIZE;
+			goto out;
 	nla_nest_end(skb, nest);
-	return 0;
+	err = 0;
+out:
+	kfree(sum);
+	return err;
 }
 
 static int mrc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
