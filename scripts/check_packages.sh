@@ -7,7 +7,8 @@
 # and check what landed: the module (version, autoload aliases, found by
 # modprobe through the alias index), the tools, man pages, completions,
 # headers, libmrc (linked dynamically and statically through pkg-config),
-# the Python package (imported), the systemd units. The module DKMS built is
+# the Python package (imported), the systemd units, the Wireshark dissector
+# (tshark loads it without -X). The module DKMS built is
 # left in build/pkg/mrc.ko for the guest's autoload test
 # (selftests/mrc/mrc_autoload.sh); the packages are purged afterwards and
 # the purge must take the module with it.
@@ -66,7 +67,8 @@ for f in usr/local/sbin/mrcctl usr/local/sbin/mrcstat usr/local/bin/mrcperf \
 	usr/local/share/bash-completion/completions/mrcctl usr/local/include/mrc/linux/mrc.h \
 	usr/local/include/mrc/libmrc.h usr/local/lib/libmrc.so.0 usr/local/lib/libmrc.a \
 	usr/local/lib/pkgconfig/mrc.pc "usr/local/lib/python$pyver/dist-packages/mrc/__init__.py" \
-	etc/systemd/system/mrc.service etc/udev/rules.d/60-mrc.rules; do
+	etc/systemd/system/mrc.service etc/udev/rules.d/60-mrc.rules \
+	"usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/wireshark/plugins/mrc.lua"; do
 	check "make install: /$f" test -f "$stage/$f"
 done
 check "make install: the unit runs the installed mrcctl" \
@@ -159,6 +161,9 @@ check "the header does not shadow linux-libc-dev" test ! -e /usr/include/linux/m
 check "systemd units are valid" systemd-analyze verify /lib/systemd/system/mrc.service \
 	/lib/systemd/system/mrc@.service
 check "udev rule installed" test -f /lib/udev/rules.d/60-mrc.rules
+# No -X lua_script: the installed dissector is Wireshark's own from now on.
+check "tshark loads the installed dissector (tshark -G protocols: MRC)" \
+	grep -q "	MRC	mrc$" <<<"$(tshark -G protocols 2>/dev/null)"
 check "/etc/mrc exists" test -d /etc/mrc
 
 purge
@@ -168,4 +173,5 @@ check "purge removes the DKMS tree" test ! -e "/usr/src/mrc-$ver"
 check "purge removes the tools" test ! -e /usr/sbin/mrcctl
 check "purge removes libmrc" test -z "$(ldconfig -p | grep libmrc.so.0)"
 check "purge removes the Python package" test ! -e /usr/lib/python3/dist-packages/mrc
+check "purge removes the dissector" test -z "$(tshark -G protocols 2>/dev/null | grep "	MRC	mrc$")"
 finish
