@@ -17,7 +17,19 @@
 #     such verdicts, none for any other EV; runs measured about 1,100), hA
 #     passes those EVs over and their share falls below 0.8 of the
 #     sibling's (runs measured 0.40 to 0.64) while the transfer completes
-#     intact.
+#     intact;
+#  3. real congestion instead of random marks: the same port shaped to
+#     RED_RATE (htb) with a RED queue in ECN mode behind it (marks ECT
+#     packets once the average queue passes RED_MIN bytes; no netem): the
+#     queue the sprayed traffic builds there gets hA's data packets marked
+#     (RED's own "marked" count > 0; a run measured 209), hB's SACKs judge
+#     that path's EVs and no other (>= 20 verdicts; 541), and hA moves its
+#     packets off the congested spine: their share below 0.8 of the
+#     sibling's (0.44), the transfer intact. RED drops what it cannot mark:
+#     the packets that are not ECN-capable, here hA's SACKs and control
+#     packets of the hB->hA direction (control class, Not-ECT; "early"
+#     drops, 1,449 in that run), which a fabric would queue in a class of
+#     their own (mrc_dscp.sh); never data (queue-full drops 0).
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
@@ -114,4 +126,34 @@ check "with CE copied inward hB judges the marked path's EVs ($ECN_ON verdicts)"
 check "and only those ($ECN_ELSE verdicts for the other EVs)" [ "$ECN_ELSE" = 0 ]
 check "hA passes them over: their share falls below 0.8 of the sibling's ($r1 -> $r2)" \
 	awk -v b="$r2" 'BEGIN { exit !(b < 0.8) }'
+
+# Round 3: a queue, not a coin. A path's share of the spraying is about an
+# eighth of what hA sends (4 planes x 2 spines), well above RED_RATE under
+# TCG, so a standing queue builds at the shaped port.
+RED_RATE=${MRC_ECN_RED_RATE:-4mbit}
+RED_MIN=${MRC_ECN_RED_MIN:-12000}
+red_queue() {
+	sp_tc qdisc del dev t0b root 2>/dev/null
+	sp_tc qdisc replace dev t0b root handle 1: htb default 1 &&
+		sp_tc class replace dev t0b parent 1: classid 1:1 htb rate "$RED_RATE" \
+			burst 15k &&
+		sp_tc qdisc replace dev t0b parent 1:1 handle 10: red limit 400000 \
+			min "$RED_MIN" max $((RED_MIN * 3)) avpkt 1500 burst $((RED_MIN / 1000)) \
+			probability 0.2 bandwidth "$RED_RATE" ecn
+}
+# red_stat KEY: from the RED queue's statistics (marked, early, pdrop)
+red_stat() {
+	sp_tc -s qdisc show dev t0b parent 1:1 |
+		awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'
+}
+check "spine sp-p1-s0's port towards hB: htb $RED_RATE, RED with ECN" red_queue
+run red 7502
+r3=$RATIO
+m=$(red_stat marked) e=$(red_stat early) d=$(red_stat pdrop)
+log "red: RED marked ${m:-?}, early drops ${e:-?}, queue-full drops ${d:-?}"
+check "RED marked the queue's packets CE (${m:-?})" [ "${m:-0}" -gt 0 ]
+check "hB judges the congested path's EVs ($ECN_ON verdicts)" [ "$ECN_ON" -ge 20 ]
+check "and only those ($ECN_ELSE verdicts for the other EVs)" [ "$ECN_ELSE" = 0 ]
+check "hA moves off the congested spine: share below 0.8 of the sibling's ($r3)" \
+	awk -v b="$r3" 'BEGIN { exit !(b < 0.8) }'
 finish
