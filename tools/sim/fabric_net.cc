@@ -94,6 +94,13 @@ void FabricNet::set_t1_up(unsigned plane, unsigned t1, bool up) {
     for (unsigned t = 0; t < t0s_; t++) set_link_up(plane, t, t1, up);
 }
 
+void FabricNet::set_t0_up(unsigned plane, unsigned t0, bool up) {
+    const unsigned first = t0 * cfg_.hosts_per_t0;
+    for (unsigned h = first; h < std::min(cfg_.hosts, first + cfg_.hosts_per_t0); h++)
+        set_nic_up(plane, h, up);
+    for (unsigned t = 0; t < cfg_.t1_per_plane; t++) set_link_up(plane, t0, t, up);
+}
+
 void FabricNet::set_link_loss(unsigned plane, unsigned t0, unsigned t1, double p) {
     loss_[t0_up_port(plane, t0, t1)] = p;
 }

@@ -38,8 +38,9 @@
 //     5-tuple does; EVs collide on spines at random.
 //
 // Failures are port states: a NIC port (both directions), a T0-T1 link (both
-// directions) or a whole T1 switch (all its links). A packet reaching a down
-// port is dropped silently; telling the hosts is the caller's business.
+// directions), a whole T1 switch (all its links) or a whole T0 switch (its
+// hosts' links and its links to every T1 of the plane). A packet reaching a
+// down port is dropped silently; telling the hosts is the caller's business.
 //
 // Events: every port keeps the arrivals it scheduled at the next hop in two
 // time-ordered rings (its data FIFO and its priority class), and one binary
@@ -136,6 +137,9 @@ class FabricNet {
     void set_nic_up(unsigned plane, unsigned host, bool up);
     void set_link_up(unsigned plane, unsigned t0, unsigned t1, bool up);
     void set_t1_up(unsigned plane, unsigned t1, bool up);
+    // A T0 switch: for its hosts, the loss of that plane (as of their NIC
+    // ports); for everyone else, of the paths to them on it.
+    void set_t0_up(unsigned plane, unsigned t0, bool up);
     // A gray link: the T0 -> T1 direction of one link loses `p` of what
     // crosses it (on top of FabricConfig::loss), e.g. one EV's path at 20 %.
     void set_link_loss(unsigned plane, unsigned t0, unsigned t1, double p);

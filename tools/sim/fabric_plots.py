@@ -188,12 +188,15 @@ def main():
                  f"{sum(r['timeouts'] for r in gray)} timeouts"))
 
     # 3. Fabric failures under a permutation: a dead T1 from the start, a
-    # T0-T1 link or a whole T1 failing at 20 us.
+    # T0-T1 link, a whole T1 or a whole T0 (announced by its hosts' NICs,
+    # whose links go dark, or silent) failing at 20 us.
     perm = ["--pattern", "permutation", "--msgs", "16"]
     p_ok = runs(tool, *perm)
     p_dead = runs(tool, *perm, "--fail", "t1:0:0@0")
     p_link = runs(tool, *perm, "--fail", "link:0:0:0@20")
     p_t1 = runs(tool, *perm, "--fail", "t1:0:0@20")
+    p_t0 = runs(tool, *perm, "--fail", "t0:0:0@20")
+    p_t0s = runs(tool, *perm, "--fail", "t0:0:0@20:silent")
     rows.append(("startup with a dead T1 (plane 0)",
                  f"{spread([r['drops'] / r['flows'] for r in p_dead], 1)} packets lost per QP",
                  f"{sum(r['timeouts'] for r in p_dead)} timeouts"))
@@ -201,12 +204,15 @@ def main():
     def perm_kept(rs):
         return [100 * g / b for g, b in zip(slowest(rs), slowest(p_ok))]
 
-    for name, rs in (("T0-T1 link down", p_link), ("T1 switch down", p_t1)):
+    for name, rs in (("T0-T1 link down", p_link), ("T1 switch down", p_t1),
+                     ("T0 switch down, announced", p_t0), ("T0 switch down, silent", p_t0s)):
         rows.append((name, f"slowest flow {spread(perm_kept(rs))} % of no failure",
                      f"{sum(r['timeouts'] for r in rs)} timeouts"))
     s = Svg("Failures: share of goodput kept", "", "% of the failure-free run", 4, 100)
-    s.bars([("NIC port (ann.)", [mean(kept(ann))]), ("NIC port (silent)", [mean(kept(sil))]),
-            ("T0-T1 link", [mean(perm_kept(p_link))]), ("T1 switch", [mean(perm_kept(p_t1))])],
+    # Six groups in 480 px: names of at most 12 characters.
+    s.bars([("NIC, ann.", [mean(kept(ann))]), ("NIC, silent", [mean(kept(sil))]),
+            ("T0-T1 link", [mean(perm_kept(p_link))]), ("T1", [mean(perm_kept(p_t1))]),
+            ("T0, ann.", [mean(perm_kept(p_t0))]), ("T0, silent", [mean(perm_kept(p_t0s))])],
            ["slowest affected flow (mean of seeds)"])
     s.save(out / "failures.svg")
 

@@ -160,16 +160,28 @@ void FabricSim::at(Time t, std::function<void(FabricSim&)> fn) {
     actions_.emplace(std::make_pair(t, action_seq_++), std::move(fn));
 }
 
+void FabricSim::announce_plane(unsigned plane, unsigned first, unsigned n, bool up) {
+    auto ours = [first, n](unsigned h) { return h >= first && h < first + n; };
+    for (std::uint32_t k = 0; k < conns_.size(); k++) {
+        Conn& c = conns_[k];
+        if (!ours(c.host) && !ours(c.peer_host)) continue;
+        mrc_conn_set_plane_up(c.c.get(), now_, static_cast<u8>(plane), up);
+        service(k);
+    }
+}
+
 void FabricSim::set_nic_up(unsigned plane, unsigned host, bool up, Time t, bool announced) {
     at(t, [plane, host, up, announced](FabricSim& sim) {
         sim.net_.set_nic_up(plane, host, up);
-        if (!announced) return;
-        for (std::uint32_t k = 0; k < sim.conns_.size(); k++) {
-            Conn& c = sim.conns_[k];
-            if (c.host != host && c.peer_host != host) continue;
-            mrc_conn_set_plane_up(c.c.get(), sim.now_, static_cast<u8>(plane), up);
-            sim.service(k);
-        }
+        if (announced) sim.announce_plane(plane, host, 1, up);
+    });
+}
+
+void FabricSim::set_t0_up(unsigned plane, unsigned t0, bool up, Time t, bool announced) {
+    at(t, [plane, t0, up, announced](FabricSim& sim) {
+        sim.net_.set_t0_up(plane, t0, up);
+        const unsigned k = sim.net_.config().hosts_per_t0;
+        if (announced) sim.announce_plane(plane, t0 * k, k, up);
     });
 }
 

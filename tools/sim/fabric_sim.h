@@ -113,6 +113,11 @@ class FabricSim {
     // Host `host`'s NIC port on `plane` goes down or up at `at`; announced:
     // every connection of that host and of its peers learns it at once.
     void set_nic_up(unsigned plane, unsigned host, bool up, Time at, bool announced);
+    // T0 switch `t0` of `plane` goes down or up at `at`: its hosts lose
+    // that plane. announced: their NICs see their links drop, as when a
+    // port dies, and every connection of those hosts and of their peers
+    // learns it at once (each host's port-status update).
+    void set_t0_up(unsigned plane, unsigned t0, bool up, Time at, bool announced);
 
     // Step until every flow is delivered, a connection fails, or `deadline`.
     RunResult run(Time deadline);
@@ -168,6 +173,9 @@ class FabricSim {
     mrc_conn_cfg conn_cfg(std::size_t flow, std::uint32_t self, std::uint32_t peer,
                           bool sender) const;
     void service(std::uint32_t k);
+    // Every connection with an end among hosts [first, first + n) is told
+    // that `plane` went down or up (mrc_conn_set_plane_up()).
+    void announce_plane(unsigned plane, unsigned first, unsigned n, bool up);
     bool pump_app(std::uint32_t k);
     bool drain_tx(std::uint32_t k);
     bool drain_events(std::uint32_t k);

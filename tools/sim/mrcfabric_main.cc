@@ -32,7 +32,8 @@ namespace {
                  "  [--pattern permutation|incast|alltoall|ring|openloop] [--incast N]\n"
                  "  [--msg-kb M] [--msgs C] [--load L] [--duration-us D]\n"
                  "  [--fail nic:PLANE:HOST@US[:silent]] [--fail link:PLANE:T0:T1@US]\n"
-                 "  [--fail t1:PLANE:T1@US] [--cc nscc|uec] [--mpr N] [--rto-exp E] [--seed S]\n"
+                 "  [--fail t1:PLANE:T1@US] [--fail t0:PLANE:T0@US[:silent]]\n"
+                 "  [--cc nscc|uec] [--mpr N] [--rto-exp E] [--seed S]\n"
                  "  [--nic-room-kb K] [--init-wnd-kb W]\n"
                  "  [--deadline-ms MS]\n");
     std::exit(2);
@@ -165,12 +166,28 @@ int main(int argc, char** argv) {
                 f.args.push_back(static_cast<unsigned>(num(w[k])));
             f.at = static_cast<Time>(num(t[0]) * kUs);
             f.silent = t.size() > 1 && t[1] == "silent";
-            const std::size_t want = f.what == "nic" ? 2 : f.what == "link" ? 3 : 2;
-            if ((f.what != "nic" && f.what != "link" && f.what != "t1") || f.args.size() != want)
+            const std::size_t want = f.what == "link" ? 3 : 2;
+            if ((f.what != "nic" && f.what != "link" && f.what != "t1" && f.what != "t0") ||
+                f.args.size() != want)
                 usage();
             fails.push_back(f);
         } else {
             usage();
+        }
+    }
+    // Every failure names a plane, switch or host of this fabric.
+    const unsigned n_t0 = cfg.net.hosts_per_t0
+                              ? (cfg.net.hosts + cfg.net.hosts_per_t0 - 1) / cfg.net.hosts_per_t0
+                              : 0;
+    for (const Failure& f : fails) {
+        const unsigned second = f.what == "nic"  ? cfg.net.hosts
+                                : f.what == "t1" ? cfg.net.t1_per_plane
+                                                 : n_t0;  // link: T0 first, t0
+        if (f.args[0] >= cfg.net.planes || f.args[1] >= second ||
+            (f.what == "link" && f.args[2] >= cfg.net.t1_per_plane)) {
+            std::fprintf(stderr, "mrcfabric: --fail %s: no such plane, host or switch\n",
+                         f.what.c_str());
+            return 2;
         }
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -220,6 +237,8 @@ int main(int argc, char** argv) {
                 sim.at(f.at, [f](FabricSim& s) {
                     s.net().set_link_up(f.args[0], f.args[1], f.args[2], false);
                 });
+            } else if (f.what == "t0") {
+                sim.set_t0_up(f.args[0], f.args[1], false, f.at, !f.silent);
             } else {
                 sim.at(f.at, [f](FabricSim& s) { s.net().set_t1_up(f.args[0], f.args[1], false); });
             }

@@ -318,6 +318,60 @@ TEST(FabricSim, AnnouncedPortDownMovesTrafficOffThePlane) {
     EXPECT_EQ(sim.net().port(sim.net().nic_port(3, 31)).drops, before);
 }
 
+// A T0 switch of plane 3 dies 50 us in: hosts 28-31 under it lose that
+// plane. Two flows cross it (31 -> 1 out of it, 0 -> 30 into it), one does
+// not (5 -> 9). Announced (their links go dark, their NICs say so) or
+// silent, every message arrives, the crossing flows keep about 7/8 of
+// their goodput without a timeout, the other flow loses nothing; announced,
+// nothing sent after the announcement reaches the dead switch, and less
+// is lost there than when nobody announces it.
+TEST(FabricSim, T0SwitchDownCostsItsHostsOnePlane) {
+    auto run = [](int fail) {  // 0: no failure, 1: announced, 2: silent
+        FabricSimConfig c = fabric_cfg(32, 8);
+        FabricSim sim(c);
+        sim.add_flow({31, 1, 1 << 20, 64, 0, {}, -1});
+        sim.add_flow({0, 30, 1 << 20, 64, 0, {}, -1});
+        sim.add_flow({5, 9, 1 << 20, 64, 0, {}, -1});
+        if (fail) sim.set_t0_up(3, 7, false, 50 * kUs, fail == 1);
+        // Drops at the dead switch's ports right after the failure.
+        auto dead_drops = [](const FabricNet& n) {
+            std::uint64_t d = 0;
+            for (unsigned h = 28; h < 32; h++)
+                d += n.port(n.nic_port(3, h)).drops + n.port(n.t0_down_port(3, h)).drops;
+            for (unsigned t = 0; t < 4; t++)
+                d += n.port(n.t0_up_port(3, 7, t)).drops + n.port(n.t1_down_port(3, t, 7)).drops;
+            return d;
+        };
+        // What was already on its way to the dead switch when it died is
+        // lost there within one fabric transit (queues of at most 1 MiB at
+        // 100G: 84 us); nothing sent after the announcement is.
+        std::uint64_t after_announce = 0;
+        sim.at(150 * kUs, [&](FabricSim& s) { after_announce = dead_drops(s.net()); });
+        const RunResult r = sim.run(50 * kMs);
+        EXPECT_TRUE(r.done) << r.why;
+        std::vector<FlowResult> f;
+        for (std::size_t i = 0; i < sim.flows(); i++) f.push_back(sim.flow(i));
+        if (fail == 1) EXPECT_EQ(dead_drops(sim.net()), after_announce);
+        return std::make_pair(f, dead_drops(sim.net()));
+    };
+    const auto base = run(0).first;
+    std::uint64_t lost[3] = {};
+    for (int fail : {1, 2}) {
+        SCOPED_TRACE(fail == 1 ? "announced" : "silent");
+        const auto [f, drops] = run(fail);
+        lost[fail] = drops;
+        for (std::size_t i = 0; i < f.size(); i++) {
+            EXPECT_EQ(f[i].bad_msgs, 0u);
+            EXPECT_EQ(f[i].tx.timeouts, 0u) << "flow " << i;
+            const double kept = f[i].goodput_bps() / base[i].goodput_bps();
+            EXPECT_GE(kept, i < 2 ? 0.85 : 0.97) << "flow " << i;
+            if (i < 2) EXPECT_LE(kept, 0.95) << "flow " << i << " lost no plane?";
+        }
+    }
+    // Silent, the engines send into the dead switch until they find out.
+    EXPECT_GT(lost[2], lost[1]);
+}
+
 // The RoCE-like baseline's transport: go-back-N on a NAK, on the timer
 // for a lost tail; the receiver takes only the next expected packet.
 TEST(RcFlow, GoBackNOnNakAndTimer) {
