@@ -331,19 +331,33 @@ void mrc_arm(struct mrc_sock *ms, u64 when)
 }
 
 /**
- * mrc_conn_start() - create the engine of a connection whose handshake
- * fields are all known; connection lock held (or the socket unpublished)
- * @ms: the socket
- * @now: mrc_now()
+ * mrc_conn_build() - allocate the engine of a connection whose handshake
+ * fields are all known, and its host-side arrays
+ * @ms: the socket: connection lock held, or no engine yet and nothing
+ *	else writing its handshake fields (a child before its start work
+ *	installs the engine: ms->conn stays NULL until then, which every
+ *	path that would use the arrays checks under the lock)
+ * @may_sleep: process context, no spinlock held: GFP_KERNEL and
+ *	kvmalloc() (no high-order atomic allocation that fragmentation can
+ *	fail); false: GFP_ATOMIC
+ * @connp: the engine, for mrc_conn_install()
+ *
+ * On failure nothing stays allocated but the route cache (freed with the
+ * socket).
  *
  * Return: 0 or -ENOMEM / -EINVAL.
  */
-int mrc_conn_start(struct mrc_sock *ms, u64 now)
+int mrc_conn_build(struct mrc_sock *ms, bool may_sleep,
+		   struct mrc_conn **connp)
 {
+	gfp_t gfp = may_sleep ? GFP_KERNEL : GFP_ATOMIC | __GFP_NOWARN;
 	struct mrc_conn_profiles pr;
 	struct mrc_conn_cfg cfg;
 	u32 evs;
 	int rc;
+
+	if (may_sleep)
+		might_sleep();
 
 	mrc_profile_read(ms, &pr);
 	evs = pr.ev_count;
@@ -369,44 +383,89 @@ int mrc_conn_start(struct mrc_sock *ms, u64 now)
 	cfg.seed = get_random_u64();
 	cfg.event_mask = MRC_K_EVENTS | MRC_TEL_EVENTS;
 	cfg.event_queue_len = MRC_K_EVQ;
+	cfg.alloc_may_sleep = may_sleep;
 	/* Configured route: its planes share the EVs. */
 	mrc_mp_engine_cfg(ms->mp, &cfg, evs);
 	/* The EV and congestion-control profiles (MRC_PROFILE). */
 	mrc_profile_apply(ms, &pr, &cfg);
 
-	ms->txm = kcalloc(MRC_K_MSGS, sizeof(*ms->txm), GFP_ATOMIC);
-	ms->rxm = kcalloc(MRC_K_MSGS, sizeof(*ms->rxm), GFP_ATOMIC);
+	ms->txm = kvcalloc(MRC_K_MSGS, sizeof(*ms->txm), gfp);
+	ms->rxm = kvcalloc(MRC_K_MSGS, sizeof(*ms->rxm), gfp);
 	if (!ms->txm || !ms->rxm)
 		goto nomem;
 	/* No room for flowcells: per-packet spraying still works. */
 	if (ms->tx_burst > 1)
-		ms->txd = kmalloc_array(ms->tx_burst, sizeof(*ms->txd),
-					GFP_ATOMIC | __GFP_NOWARN);
+		ms->txd = kvmalloc_array(ms->tx_burst, sizeof(*ms->txd),
+					 gfp | __GFP_NOWARN);
 	if (!ms->txd)
 		ms->tx_burst = 1;
 	ms->tx_cap = MRC_K_MSGS;
 	ms->rx_cap = MRC_K_MSGS;
 	if (!ms->dst_ok) {
-		if (dst_cache_init(&ms->dst_cache, GFP_ATOMIC))
+		if (dst_cache_init(&ms->dst_cache, gfp))
 			goto nomem;
 		ms->dst_ok = true;
 	}
-	rc = mrc_conn_create(&cfg, now, &ms->conn);
+	rc = mrc_conn_create(&cfg, mrc_now(), connp);
 	if (rc == MRC_E_NOMEM)
 		goto nomem;
-	if (rc)
-		return -EINVAL;
-	WRITE_ONCE(ms->state, MRC_ST_ESTABLISHED);
-	mrc_conn_updown(ms, true, 0);
+	if (rc) {
+		rc = -EINVAL;
+		goto free;
+	}
 	return 0;
 nomem:
-	kfree(ms->txm);
-	kfree(ms->rxm);
-	kfree(ms->txd);
+	rc = -ENOMEM;
+free:
+	kvfree(ms->txm);
+	kvfree(ms->rxm);
+	kvfree(ms->txd);
 	ms->txm = NULL;
 	ms->rxm = NULL;
 	ms->txd = NULL;
-	return -ENOMEM;
+	return rc;
+}
+
+/**
+ * mrc_conn_install() - the connection is established: its engine runs
+ * from now on; connection lock held
+ * @ms: the socket
+ * @conn: from mrc_conn_build()
+ * @now: mrc_now()
+ *
+ * A plane that went down or up since the engine was configured (the
+ * build may have slept) is applied now.
+ */
+void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now)
+{
+	u32 i;
+
+	lockdep_assert_held(&ms->lock);
+	ms->conn = conn;
+	WRITE_ONCE(ms->state, MRC_ST_ESTABLISHED);
+	for (i = 0; ms->mp && i < ms->mp->nplanes; i++)
+		mrc_mp_plane_apply(ms, i, now);
+	mrc_conn_updown(ms, true, 0);
+}
+
+/**
+ * mrc_conn_start() - mrc_conn_build() and mrc_conn_install() at once, in
+ * softirq (the client, on the connect response); connection lock held
+ * @ms: the socket
+ * @now: mrc_now()
+ *
+ * Return: 0 or -ENOMEM / -EINVAL.
+ */
+int mrc_conn_start(struct mrc_sock *ms, u64 now)
+{
+	struct mrc_conn *conn;
+	int err;
+
+	lockdep_assert_held(&ms->lock);
+	err = mrc_conn_build(ms, false, &conn);
+	if (!err)
+		mrc_conn_install(ms, conn, now);
+	return err;
 }
 
 /**
@@ -605,9 +664,9 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 	was_up = conn && ms->state == MRC_ST_ESTABLISHED;
 	ms->conn = NULL;
 	mrc_free_msgs(ms);
-	kfree(ms->txm);
-	kfree(ms->rxm);
-	kfree(ms->txd);
+	kvfree(ms->txm);
+	kvfree(ms->rxm);
+	kvfree(ms->txd);
 	ms->txm = NULL;
 	ms->rxm = NULL;
 	ms->txd = NULL;
@@ -696,7 +755,7 @@ static void mrc_listen_reap_idle(struct mrc_sock *lst, u64 now)
 		sk_acceptq_removed(&lst->sk);
 		mrc_net_count(mn, MRC_CNT_IDLE_CHILDREN_ABORTED);
 		INIT_WORK(&child->destroy_work, mrc_idle_child_work);
-		schedule_work(&child->destroy_work);
+		queue_work(mrc_wq, &child->destroy_work);
 	}
 	mrc_arm(lst, next);
 }
@@ -777,7 +836,7 @@ static bool mrc_orphan_done(struct mrc_sock *ms, u64 now)
 	}
 	ms->orphan = false;
 	ms->dead = true;
-	schedule_work(&ms->destroy_work);
+	queue_work(mrc_wq, &ms->destroy_work);
 	return true;
 }
 

@@ -8,8 +8,12 @@
  * diagram and the state machine, mrc-wire.rst the bytes.
  *
  * A listener keeps nothing for a request until it echoes a cookie
- * (mrc_hs_guard.c); the child it then creates is established at once and
- * queued for accept(). The endpoint packets of the other kinds (port
+ * (mrc_hs_guard.c). The child it then creates in softirq is a socket and
+ * its path snapshot only; its engine (tens of KiB in several arrays) is
+ * allocated by a work item, in process context where allocations may sleep
+ * and need not be physically contiguous, which then queues the child for
+ * accept() and answers the client (mrc_child_start_work()). A child being
+ * set up counts against the listener's backlog. The endpoint packets of the other kinds (port
  * status) are dispatched from here to mrc_path.c, ICMPv6 errors about a
  * connect request come here from mrc_input.c.
  */
@@ -108,7 +112,8 @@ static bool mrc_hs_dup(struct net *net, struct mrc_net *mn,
 		if (!refcount_inc_not_zero(&ms->sk.sk_refcnt))
 			return true;
 		spin_lock(&ms->lock);
-		found = !ms->dead;
+		/* Still being set up: its start work answers. */
+		found = !ms->dead && ms->conn;
 		if (found)
 			mrc_fill_ep(ms, MRC_EP_CONNECT, &ep);
 		spin_unlock(&ms->lock);
@@ -129,6 +134,73 @@ static bool mrc_hs_dup(struct net *net, struct mrc_net *mn,
 	return false;
 }
 
+/*
+ * The child's engine is allocated here, in process context, then the child
+ * is queued for accept() and the client answered. A listener that stopped
+ * listening meanwhile (or an allocation that failed) takes the child with
+ * it: the client, unanswered, retries its request and is refused, or gives
+ * up. The child's creation reference passes to the accept queue; the
+ * listener's reference taken for us is dropped at the end.
+ */
+static void mrc_child_start_work(struct work_struct *w)
+{
+	struct mrc_sock *child = container_of(w, struct mrc_sock, start_work);
+	struct sock *psk = child->parent;
+	struct mrc_sock *lst = mrc_sk(psk);
+	struct net *net = sock_net(psk);
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_conn *conn = NULL;
+	struct mrc_ep ep;
+	int err, idle;
+
+	err = mrc_conn_build(child, true, &conn);
+	spin_lock_bh(&lst->lock);
+	if (err || lst->state != MRC_ST_LISTEN || lst->dead) {
+		child->parent = NULL;
+		sk_acceptq_removed(psk);
+		spin_unlock_bh(&lst->lock);
+		if (conn)
+			mrc_conn_destroy(conn);
+		mrc_net_count(mn, err ? MRC_CNT_RX_NOMEM : MRC_CNT_CONN_REFUSED);
+		mrc_conn_teardown(child);
+		mrc_sock_free_child(&child->sk);
+		sock_put(psk);
+		return;
+	}
+	/*
+	 * Lock order: listener, then child (see mrc_impl.h); both locks are
+	 * of one class, hence the lockdep subclass.
+	 */
+	spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
+	mrc_conn_install(child, conn, mrc_now());
+	mrc_fill_ep(child, MRC_EP_CONNECT, &ep);
+	spin_unlock(&child->lock);
+	idle = READ_ONCE(mn->child_idle_timeout_ms);
+	if (idle) {
+		child->idle_deadline = mrc_now() + (u64)idle * NSEC_PER_MSEC;
+		/* The listener's timer reaps idle children (oldest first). */
+		if (!hrtimer_is_queued(&lst->timer) ||
+		    child->idle_deadline <
+		    ktime_to_ns(hrtimer_get_expires(&lst->timer)))
+			mrc_arm(lst, child->idle_deadline);
+	}
+	list_add_tail(&child->accept_node, &lst->accept_q);
+	/* accept() may take and close it once the listener is unlocked. */
+	sock_hold(&child->sk);
+	spin_unlock_bh(&lst->lock);
+
+	mrc_send_ep(net, &child->sk, &child->saddr,
+		    (struct in6_addr *)child->peer.smrc_addr,
+		    child->peer.smrc_scope_id, MRC_OP_EP_RESP, &ep,
+		    child->tclass_ctl);
+	sock_put(&child->sk);
+	mrc_net_count(mn, MRC_CNT_CONN_RESP_SENT);
+	mrc_net_count(mn, MRC_CNT_CONN_ESTAB);
+	/* A connection to accept: the listener is readable. */
+	psk->sk_data_ready(psk);
+	sock_put(psk);
+}
+
 static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 		       const struct in6_addr *daddr, int oif,
 		       const struct mrc_ep *req)
@@ -137,8 +209,7 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	const struct mrc_ep_conn *c = &req->conn;
 	struct mrc_sock *lst, *child;
 	struct sock *csk;
-	struct mrc_ep ep;
-	int err, idle;
+	int err;
 
 	if (c->status || c->src_qpn < 16 || !c->src_service ||
 	    !c->dst_service) {
@@ -207,15 +278,6 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 		err = mrc_conn_route(net, child);
 	if (!err)
 		err = mrc_conn_hash_qpn(mn, child);
-	if (!err) {
-		/*
-		 * Lock order: listener, then child (see mrc_impl.h); both
-		 * locks are of one class, hence the lockdep subclass.
-		 */
-		spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
-		err = mrc_conn_start(child, mrc_now());
-		spin_unlock(&child->lock);
-	}
 	if (err) {
 		spin_unlock(&lst->lock);
 		mrc_net_count(mn, err == -ENOMEM ? MRC_CNT_RX_NOMEM :
@@ -229,30 +291,16 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 		     mrc_peer_key(saddr, child->peer_qpn));
 	child->peer_hashed = true;
 	spin_unlock(&mn->conn_lock);
+	/*
+	 * Counted against the backlog from now on: a burst of proven
+	 * clients queues at most a backlog's worth of set-ups.
+	 */
 	child->parent = &lst->sk;
-	idle = READ_ONCE(mn->child_idle_timeout_ms);
-	if (idle) {
-		child->idle_deadline = mrc_now() + (u64)idle * NSEC_PER_MSEC;
-		/* The listener's timer reaps idle children (oldest first). */
-		if (!hrtimer_is_queued(&lst->timer) ||
-		    child->idle_deadline <
-		    ktime_to_ns(hrtimer_get_expires(&lst->timer)))
-			mrc_arm(lst, child->idle_deadline);
-	}
-	list_add_tail(&child->accept_node, &lst->accept_q);
 	sk_acceptq_added(&lst->sk);
-	mrc_fill_ep(child, MRC_EP_CONNECT, &ep);
-	/* accept() may take and close it once the listener is unlocked. */
-	sock_hold(csk);
+	sock_hold(&lst->sk);
+	INIT_WORK(&child->start_work, mrc_child_start_work);
 	spin_unlock(&lst->lock);
-
-	mrc_send_ep(net, csk, daddr, saddr, oif, MRC_OP_EP_RESP, &ep,
-		    child->tclass_ctl);
-	sock_put(csk);
-	mrc_net_count(mn, MRC_CNT_CONN_RESP_SENT);
-	mrc_net_count(mn, MRC_CNT_CONN_ESTAB);
-	/* A connection to accept: the listener is readable. */
-	lst->sk.sk_data_ready(&lst->sk);
+	queue_work(mrc_wq, &child->start_work);
 out:
 	sock_put(&lst->sk);
 }

@@ -60,9 +60,11 @@
  *
  *  - Lock order: socket lock (lock_sock) -> mrc_sock.lock of a listener ->
  *    mrc_sock.lock of a child -> mrc_net.conn_lock / mrc_net.bind_lock.
- *    The receive path takes at most one connection lock at a time except
- *    when a connect request creates a child (listener lock, then the child
- *    lock of a socket nobody else can see yet). A listener's timer
+ *    The receive path takes at most one connection lock at a time. A
+ *    child's start work (mrc_handshake.c, process context) allocates the
+ *    child's engine with no lock held (ms->conn stays NULL, so no other
+ *    path uses the child's arrays), then takes the listener lock and the
+ *    child lock to install the engine and queue the child. A listener's timer
  *    (mrc_listen_reap_idle()) holds the listener lock and takes each queued
  *    child's lock in turn to read its idle deadline; the children it
  *    unlinks are aborted by a work item with no listener lock held.
@@ -71,7 +73,7 @@
  *    sockets of one family, so their connection locks (and their socket
  *    locks) share a lockdep class. The child's lock taken with the
  *    listener's held uses spin_lock_nested(SINGLE_DEPTH_NESTING) (child
- *    creation in the receive path, the listener's idle reaper;
+ *    set-up by its start work, the listener's idle reaper;
  *    mrc_listen_stop() drops the listener's
  *    connection lock before it locks a child), and accept() takes
  *    the child's socket lock under the listener's with
@@ -638,18 +640,22 @@ struct mrc_mp {
  *              connection lock)
  * @cc_algo:    enum mrc_cc_algo the engine runs (from the CC profile)
  * @tx_burst:   longest flowcell the transmit path asks the engine for
+ *              (EV profile burst, capped by the 64 KiB of one
+ *              segmentation-offload datagram); written at set-up
  * @tclass_data: IPv6 traffic class of data packets (EV profile DSCP,
  *              ECT(0)); set by connect(), listen() or the connection's
  *              set-up under the socket lock, before its first packet
  * @tclass_ctl: traffic class of control packets (EV profile dscp-ctl,
  *              Not-ECT), the same way; a listener's is read by the
  *              receive softirq for its stateless answers (READ_ONCE())
- *              (EV profile burst, capped by the 64 KiB of one
- *              segmentation-offload datagram); written at set-up
  * @txd:        @tx_burst transmit descriptors (connection lock), NULL
  *              when @tx_burst is 1
  * @destroy_work: tears a lingering (closed) connection down, or a child
  *              its listener aborted for idleness
+ * @start_work: a child's set-up in process context (mrc_handshake.c):
+ *              its engine allocated where allocations may sleep, then the
+ *              child queued for accept() and the client answered; holds
+ *              a reference on the child and one on @parent while queued
  * @plane_pkts: packets sent per plane (atomic: the transmit path runs
  *              without the connection lock, from process context and
  *              softirq at once)
@@ -743,6 +749,7 @@ struct mrc_sock {
 	u8 tclass_ctl;
 	struct mrc_tx_desc *txd;
 	struct work_struct destroy_work;
+	struct work_struct start_work;
 	atomic64_t plane_pkts[MRC_INFO_PLANES];
 	atomic64_t plane_bytes[MRC_INFO_PLANES];
 	struct mrc_mp *mp;
@@ -757,6 +764,7 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 }
 
 extern int mrc_family;
+extern struct workqueue_struct *mrc_wq;
 extern bool mrc_udp_eager;
 
 /* mrc_mem.c: socket memory accounting (see the file's comment) */
@@ -837,6 +845,9 @@ u32 mrc_conn_for_peer(struct net *net, const struct in6_addr *peer,
 void mrc_conn_sock_init(struct mrc_sock *ms);
 void mrc_conn_read_tclass(struct mrc_sock *ms);
 int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms);
+int mrc_conn_build(struct mrc_sock *ms, bool may_sleep,
+		   struct mrc_conn **connp);
+void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now);
 int mrc_conn_start(struct mrc_sock *ms, u64 now);
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);
 struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn);

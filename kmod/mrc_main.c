@@ -63,10 +63,21 @@ bool mrc_udp_eager;
 module_param_named(udp_eager, mrc_udp_eager, bool, 0444);
 MODULE_PARM_DESC(udp_eager, "bind the UDP port in every namespace when it is created (default: on first connect/listen)");
 
+/*
+ * The module's own work items (a child's set-up, an idle child's abort, an
+ * orphan's teardown) run here, not on the system workqueue: unloading
+ * destroys it, which waits for every one still queued or running, so none
+ * is left executing module text after the module is gone.
+ */
+struct workqueue_struct *mrc_wq;
+
 static int __init mrc_init(void)
 {
 	int err;
 
+	mrc_wq = alloc_workqueue("mrc", 0, 0);
+	if (!mrc_wq)
+		return -ENOMEM;
 	err = mrc_cfg_init_module();
 	if (err)
 		goto fail;
@@ -105,6 +116,7 @@ fail_net:
 fail_cfg:
 	mrc_cfg_exit_module();
 fail:
+	destroy_workqueue(mrc_wq);
 	pr_err("load failed: %d\n", err);
 	return err;
 }
@@ -118,6 +130,7 @@ static void __exit mrc_exit(void)
 	mrc_mem_exit_module();
 	mrc_net_exit_module();
 	mrc_cfg_exit_module();
+	destroy_workqueue(mrc_wq);
 	pr_info("AF_MRC (family %d) unregistered\n", mrc_family);
 }
 

@@ -130,7 +130,7 @@ int mrc_conn_create(const struct mrc_conn_cfg *cfg, u64 now,
 	rc = mrc_conn_cfg_check(cfg);
 	if (rc)
 		return rc;
-	c = mrc_plat_zalloc(sizeof(*c));
+	c = mrc_plat_zalloc(sizeof(*c), cfg->alloc_may_sleep);
 	if (!c)
 		return MRC_E_NOMEM;
 	c->cfg = *cfg;
@@ -139,7 +139,8 @@ int mrc_conn_create(const struct mrc_conn_cfg *cfg, u64 now,
 	mrc_rng_seed(&c->rng, cfg->seed);
 	c->evq.cap = cfg->event_queue_len;
 	c->evq.mask = cfg->event_mask;
-	c->evq.ring = mrc_plat_zalloc(sizeof(*c->evq.ring) * c->evq.cap);
+	c->evq.ring = mrc_plat_zalloc(sizeof(*c->evq.ring) * c->evq.cap,
+				      cfg->alloc_may_sleep);
 	if (!c->evq.ring) {
 		mrc_conn_destroy(c);
 		return MRC_E_NOMEM;

@@ -236,6 +236,10 @@ struct mrc_cc_profile {
  * @seed: PRNG seed (EV entropy, rotation order)
  * @event_mask: bit (1 << enum mrc_event_type) enables that event
  * @event_queue_len: informational event queue length (1..MRC_EVQ_MAX)
+ * @alloc_may_sleep: mrc_conn_create() is called where the host may sleep
+ *	(the kernel: process context, no spinlock held); its allocations
+ *	may then wait for memory and need not be physically contiguous.
+ *	0: they must not sleep (softirq)
  */
 struct mrc_conn_cfg {
 	u16 local_conn_id;
@@ -282,6 +286,7 @@ struct mrc_conn_cfg {
 	u64 seed;
 	u32 event_mask;
 	u16 event_queue_len;
+	u8 alloc_may_sleep;
 };
 
 /**

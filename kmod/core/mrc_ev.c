@@ -468,9 +468,10 @@ int mrc_ev_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
 	m->paths_per_plane = cfg->paths_per_plane;
 	m->last_pick = -1;
 	m->hash_mask = hsize - 1;
-	m->ev = mrc_plat_zalloc(sizeof(*m->ev) * n);
-	m->rot = mrc_plat_zalloc(sizeof(*m->rot) * n);
-	m->hash = mrc_plat_zalloc(sizeof(*m->hash) * hsize);
+	m->ev = mrc_plat_zalloc(sizeof(*m->ev) * n, cfg->alloc_may_sleep);
+	m->rot = mrc_plat_zalloc(sizeof(*m->rot) * n, cfg->alloc_may_sleep);
+	m->hash = mrc_plat_zalloc(sizeof(*m->hash) * hsize,
+				  cfg->alloc_may_sleep);
 	if (!m->ev || !m->rot || !m->hash) {
 		mrc_ev_destroy(m);
 		return MRC_E_NOMEM;

@@ -24,15 +24,24 @@
 #include <linux/math64.h>
 #include <linux/crc32.h>
 
-/* Engine allocations happen in softirq context as well: never sleep. */
-static inline void *mrc_plat_zalloc(size_t size)
+/*
+ * The engine allocates only in mrc_conn_create(), for arrays of up to tens
+ * of KiB. In process context (@may_sleep) kvzalloc(): it may wait for
+ * reclaim and falls back to vmalloc() instead of failing when no
+ * physically contiguous block of that order is free. In softirq an atomic
+ * kzalloc(), which can fail under fragmentation (the caller fails cleanly).
+ */
+static inline void *mrc_plat_zalloc(size_t size, bool may_sleep)
 {
-	return kzalloc(size, GFP_ATOMIC);
+	if (may_sleep)
+		return kvzalloc(size, GFP_KERNEL);
+	return kzalloc(size, GFP_ATOMIC | __GFP_NOWARN);
 }
 
+/* Either kind: kvfree() tells them apart. */
 static inline void mrc_plat_free(void *p)
 {
-	kfree(p);
+	kvfree(p);
 }
 
 #define mrc_plat_log(fmt, ...) pr_debug("mrc core: " fmt, ##__VA_ARGS__)
@@ -70,8 +79,10 @@ typedef __INT16_TYPE__ s16;
 typedef __INT32_TYPE__ s32;
 typedef __INT64_TYPE__ s64;
 
-static inline void *mrc_plat_zalloc(size_t size)
+/* Userspace never minds the context. */
+static inline void *mrc_plat_zalloc(size_t size, bool may_sleep)
 {
+	(void)may_sleep;
 	return calloc(1, size);
 }
 

@@ -47,10 +47,13 @@ int mrc_req_init(struct mrc_conn *c)
 	while (size < c->cfg.mpr)
 		size <<= 1;
 	r->ring_mask = size - 1;
-	r->pkts = mrc_plat_zalloc(sizeof(*r->pkts) * size);
-	r->rtxq = mrc_plat_zalloc(sizeof(*r->rtxq) * size);
+	r->pkts = mrc_plat_zalloc(sizeof(*r->pkts) * size,
+				  c->cfg.alloc_may_sleep);
+	r->rtxq = mrc_plat_zalloc(sizeof(*r->rtxq) * size,
+				  c->cfg.alloc_may_sleep);
 	r->msg_cap = c->cfg.tx_max_msgs;
-	r->msgs = mrc_plat_zalloc(sizeof(*r->msgs) * r->msg_cap);
+	r->msgs = mrc_plat_zalloc(sizeof(*r->msgs) * r->msg_cap,
+				  c->cfg.alloc_may_sleep);
 	if (!r->pkts || !r->rtxq || !r->msgs) {
 		mrc_req_destroy(c);
 		return MRC_E_NOMEM;

@@ -54,9 +54,11 @@ int mrc_resp_init(struct mrc_conn *c)
 		size <<= 1;
 	s->win_mask = size - 1;
 	s->mpr = c->cfg.mpr;
-	s->bitmap = mrc_plat_zalloc(sizeof(*s->bitmap) * (size / 64));
+	s->bitmap = mrc_plat_zalloc(sizeof(*s->bitmap) * (size / 64),
+				    c->cfg.alloc_may_sleep);
 	s->msg_cap = c->cfg.rx_max_msgs;
-	s->msgs = mrc_plat_zalloc(sizeof(*s->msgs) * s->msg_cap);
+	s->msgs = mrc_plat_zalloc(sizeof(*s->msgs) * s->msg_cap,
+				  c->cfg.alloc_may_sleep);
 	if (!s->bitmap || !s->msgs) {
 		mrc_resp_destroy(c);
 		return MRC_E_NOMEM;
