@@ -13,9 +13,10 @@
  * allocated by a work item, in process context where allocations may sleep
  * and need not be physically contiguous, which then queues the child for
  * accept() and answers the client (mrc_child_start_work()). A child being
- * set up counts against the listener's backlog. The endpoint packets of the other kinds (port
- * status) are dispatched from here to mrc_path.c, ICMPv6 errors about a
- * connect request come here from mrc_input.c.
+ * set up counts against the listener's backlog. The endpoint packets of
+ * the other kinds (port status) are dispatched from here to
+ * mrc_port_status.c, ICMPv6 errors about a connect request come here from
+ * mrc_input.c.
  */
 #include <linux/ipv6.h>
 #include <linux/jhash.h>
