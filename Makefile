@@ -45,7 +45,7 @@ INITRAMFS := $(B)/vm/initramfs$(SFX).cpio.gz
 RIG_SELFCHECK ?= 1
 
 .PHONY: all deps kmod rigmod userspace selftests initramfs check check-debug ctest vm-selftests sim-plots \
-	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz bench clean distclean \
+	rig-selfcheck demo vm-test vm-run vm-shell lint fuzz bench bench-profile clean distclean \
 	install uninstall debs
 
 all: deps kmod rigmod userspace selftests initramfs
@@ -152,6 +152,11 @@ sim-plots: userspace
 # one VM boot; build/bench/{results.json,results.txt,plane-failure.svg}.
 bench: all
 	bash scripts/bench.sh
+
+# Where the cycles go: perf in the guest during one unshaped bulk run of TCP,
+# MPTCP and MRC on the bench's fabric; build/bench-profile/profile-*.txt.
+bench-profile: all
+	bash scripts/bench.sh --profile
 
 # Installs for the kernel whose headers build/kabi.mk names (Debian's
 # current 6.1 ABI, the guest's); DKMS (make debs, mrc-dkms) builds for any.

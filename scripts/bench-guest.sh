@@ -251,6 +251,66 @@ if ((mrc_ok)) && [ -z "${why[mrc]:-}" ]; then
 fi
 log "mrc: ${why[mrc]:-sprayed over the mrcctl SRH route, 4 planes x 2 spines}"
 
+# ---- BENCH_PROFILE=1 (make bench-profile): where the cycles go. perf samples
+# every CPU of the guest (software clock: TCG has no PMU) while one unshaped
+# bulk run of a column moves data; the report is the flat profile by symbol
+# (module symbols from /proc/kallsyms) and by object.
+profile_cell() {
+	local col=$1 data=$raw/perf-$1.data rep=$out/profile-$1.txt
+	# perf runs the client: every CPU is sampled from the client's start
+	# to its end (connect, the run, the report), nothing before or after.
+	# shellcheck disable=SC2046 # target's words
+	echo "# mrcperf server pids: $(pgrep -d, -f 'mrcperf server')" >"$rep.pids"
+	perf record -q -e cpu-clock -F "${BENCH_PROFILE_HZ:-499}" -a -g -o "$data" -- \
+		ip netns exec "$HA" "$perf" bulk $(target "$col") --json -q --connect-timeout 5 \
+		-t "$dur" -l 64k --window 64 >"$raw/profile-$col.json" 2>"$raw/perf-$col.err"
+	{
+		echo "# $col: unshaped bulk, $dur s, perf cpu-clock at ${BENCH_PROFILE_HZ:-499} Hz, all CPUs"
+		cat "$rep.pids"
+		rm -f "$rep.pids"
+		grep -o '"goodput_mbps":[0-9.]*' "$raw/profile-$col.json" | head -n 1
+		grep -o '"service_demand_us_per_mb":[0-9.]*' "$raw/profile-$col.json" | head -n 1
+		# Samples are evenly spread over the CPUs; the idle loop's share
+		# of each says how busy it was (the transport's work on one CPU
+		# or on both).
+		echo "## idle (native_safe_halt) by CPU, of all samples"
+		perf report -i "$data" --stdio --no-children --sort cpu,sym -g none 2>/dev/null |
+			grep -E '^ +[0-9.]+% +[0-9]+ +\[k\] native_safe_halt'
+		echo "## by CPU and task (pid; softirq work counts for the task it interrupted)"
+		perf report -i "$data" --stdio --no-children --sort cpu,pid -g none 2>/dev/null |
+			grep -v '^#' | grep -v '^$' | head -n 12
+		echo "## by object"
+		perf report -i "$data" --stdio --no-children --sort dso 2>/dev/null |
+			grep -v '^#' | grep -v '^$' | head -n 15
+		echo "## by symbol (self)"
+		perf report -i "$data" --stdio --no-children --sort sym -g none 2>/dev/null |
+			grep -v '^#' | grep -v '^$' | head -n "${BENCH_PROFILE_TOP:-45}"
+		echo "## by symbol (with callees)"
+		perf report -i "$data" --stdio --children --sort sym -g none 2>/dev/null |
+			grep -v '^#' | grep -v '^$' | head -n "${BENCH_PROFILE_TOP:-45}"
+		# Who calls the hottest leaves (copies, zeroing, CRC, allocation):
+		# the call chains of each of the top self symbols but the idle loop.
+		echo "## callers of the top symbols"
+		perf report -i "$data" --stdio --no-children --sort sym -g none 2>/dev/null |
+			awk '$1 ~ /%$/ && $3 != "native_safe_halt" { print $3 }' |
+			head -n "${BENCH_PROFILE_CALLERS:-8}" |
+			while read -r sym; do
+				perf report -i "$data" --stdio --no-children --sort sym \
+					--symbols="$sym" -g caller,0.5,callee,function,percent \
+					--max-stack 12 2>/dev/null | grep -v '^#' | grep -v '^$' |
+					head -n 60
+			done
+	} >"$rep"
+	log "profile $col: $rep"
+}
+if [ "${BENCH_PROFILE:-0}" = 1 ]; then
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	for c in ${BENCH_PROFILE_COLS:-tcp mptcp mrc}; do profile_cell "$c"; done
+	teardown
+	exit 0
+fi
+
 # ---- unshaped: what the emulated CPU can push, and what it costs.
 bulk unshaped
 

@@ -16,6 +16,8 @@
 #   BENCH_RATE=100mbit make bench   # another per-plane rate
 #   bash scripts/bench.sh --smoke   # every scenario once, tiny (make check)
 #   bash scripts/bench.sh --no-vm   # re-assemble from an existing raw/
+#   bash scripts/bench.sh --profile # make bench-profile: perf in the guest
+#                                   # (build/bench-profile/profile-*.txt)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +26,35 @@ for a in "$@"; do
 	case $a in
 	--no-vm) vm=0 ;;
 	--smoke) smoke=1 ;;
-	*) echo "usage: bench.sh [--no-vm] [--smoke]" >&2; exit 2 ;;
+	--profile)
+		# One boot, the bench's fabric, perf around one unshaped bulk
+		# run per column; the flat profiles are the result, no table.
+		mkdir -p "$top/build/bench-profile"
+		env="BENCH_OUT=/mrc/build/bench-profile BENCH_PROFILE=1 "
+		for v in BENCH_DURATION BENCH_PROFILE_COLS BENCH_PROFILE_HZ BENCH_PROFILE_TOP \
+			BENCH_PROFILE_CALLERS; do
+			[ -n "${!v:-}" ] && env+="$v='${!v}' "
+		done
+		rm -f "$top"/build/bench-profile/profile-*.txt
+		bash "$top/scripts/vm/run.sh" --name bench-profile --timeout 1200 -- \
+			"${env}bash /mrc/scripts/bench-guest.sh" || exit 1
+		# A profile is a report only if the run moved data and perf
+		# resolved the transport's own kernel symbols (mrc.ko's from
+		# /proc/kallsyms): tcp_*, mptcp_*, mrc_* among the hot ones.
+		bad=0
+		for c in ${BENCH_PROFILE_COLS:-tcp mptcp mrc}; do
+			f=$top/build/bench-profile/profile-$c.txt
+			if ! grep -q '"goodput_mbps":[1-9]' "$f" 2>/dev/null ||
+				! grep -Eq "\[k\] ${c}_" "$f"; then
+				echo "bench-profile: $c: no profile with its goodput and ${c}_* symbols in $f" >&2
+				bad=1
+			else
+				echo "bench-profile: $f"
+			fi
+		done
+		exit "$bad"
+		;;
+	*) echo "usage: bench.sh [--no-vm] [--smoke] [--profile]" >&2; exit 2 ;;
 	esac
 done
 out=$top/build/bench

@@ -17,7 +17,9 @@
 #      12's 6.12 (module built against its headers, its own VM image);
 #   7. the bench smoke: every make bench scenario once at a tiny size, its
 #      results.json validated against the documented schema (not the figures);
-#   8. the rig self-check: deliberately broken runs must each fail.
+#   8. the bench profile smoke: make bench-profile for 1 s (perf in the
+#      guest resolves tcp_* and mrc.ko's mrc_* symbols);
+#   9. the rig self-check: deliberately broken runs must each fail.
 # Ends with one line "N passed, N failed[, N skipped]"; exit status 1 if any
 # failed.
 set -uo pipefail
@@ -106,6 +108,17 @@ if bash scripts/bench.sh --smoke >build/bench-smoke.log 2>&1; then
 else
 	tail -n 30 build/bench-smoke.log
 	tally "bench smoke" 0 1 0
+fi
+
+# make bench-profile at a tiny size: perf in the guest still resolves the
+# transports' symbols (mrc.ko's included), the report is complete.
+echo "== bench profile smoke"
+if BENCH_DURATION=1 BENCH_PROFILE_COLS="tcp mrc" bash scripts/bench.sh --profile \
+	>build/bench-profile-smoke.log 2>&1; then
+	tally "bench profile smoke" 1 0 0
+else
+	tail -n 30 build/bench-profile-smoke.log
+	tally "bench profile smoke" 0 1 0
 fi
 
 if ((rig_selfcheck)); then

@@ -27,6 +27,8 @@ packages=(
 	qemu-system-x86 busybox-static dash kmod iproute2 rsync iperf3 mptcpize
 	cpio xz-utils file ethtool tcpdump procps jq bsdextrautils gnuplot-nox
 	nftables
+	# make bench-profile: perf in the guest (software clock sampling)
+	linux-perf
 	# builds
 	build-essential bc flex bison libelf-dev clang llvm lld dwarves cmake
 	pkg-config libgtest-dev libgmock-dev libclang-rt-14-dev clang-format

@@ -37,7 +37,7 @@ real_tools=(
 	/usr/bin/kmod /usr/sbin/sysctl /usr/bin/xargs /usr/bin/find /usr/bin/mktemp
 	/usr/bin/od /usr/bin/cmp /usr/bin/diff /usr/bin/tee /usr/bin/nproc
 	/usr/bin/dmesg /usr/bin/pkill /usr/bin/pgrep /usr/bin/ps /usr/bin/kill
-	/usr/bin/jq /usr/sbin/nft /usr/bin/rdma /usr/bin/socat
+	/usr/bin/jq /usr/sbin/nft /usr/bin/rdma /usr/bin/socat /usr/bin/perf
 )
 
 copy_with_libs() {
