@@ -122,4 +122,15 @@ mrc_genl_dump_attrs(const struct genl_dumpit_info *info)
 #endif
 }
 
+/*
+ * UDP GSO skbs delivered whole to a socket: a bit of udp_sk()->udp_flags
+ * since 6.5 ("udp: introduce udp->udp_flags"; Debian's 6.1 has it
+ * backported), a bitfield before.
+ */
+#ifdef udp_set_bit
+#define mrc_udp_accept_gso_l4(sk) udp_set_bit(ACCEPT_L4, sk)
+#else
+#define mrc_udp_accept_gso_l4(sk) (udp_sk(sk)->accept_udp_l4 = 1)
+#endif
+
 #endif /* MRC_COMPAT_H */

@@ -1271,6 +1271,38 @@ static void mrc_rx_count_consumed(struct mrc_sock *ms, struct mrc_net *mn,
 }
 
 /**
+ * mrc_rx_batch_init() - an empty receive batch
+ * @b: the batch
+ */
+void mrc_rx_batch_init(struct mrc_rx_batch *b)
+{
+	b->ms = NULL;
+	b->drain = false;
+	__skb_queue_head_init(&b->q);
+}
+
+/**
+ * mrc_rx_batch_end() - finish what a receive batch holds: one engine drain
+ * for all of its packets (SACKs, deliveries, new data), the connection
+ * unlocked, what it gave to send sent
+ * @net: namespace of the UDP socket
+ * @b: the batch; empty again afterwards
+ */
+void mrc_rx_batch_end(struct net *net, struct mrc_rx_batch *b)
+{
+	struct mrc_sock *ms = b->ms;
+
+	if (!ms)
+		return;
+	if (b->drain)
+		mrc_conn_drain(ms, b->now, &b->q);
+	spin_unlock(&ms->lock);
+	mrc_xmit_queue(net, ms, &b->q);
+	sock_put(&ms->sk);
+	mrc_rx_batch_init(b);
+}
+
+/**
  * mrc_conn_rcv() - a decoded packet for a connection (softirq, RCU)
  * @net: namespace of the UDP socket
  * @skb: the packet (IPv6 header for the source check); freed by the caller
@@ -1278,20 +1310,23 @@ static void mrc_rx_count_consumed(struct mrc_sock *ms, struct mrc_net *mn,
  * @poff: offset of its payload in @skb (from skb->data; linear or not)
  * @ev: EV it arrived with
  * @rx_flags: MRC_RXF_*
+ * @b: the receive batch: the packets of one flowcell (or a lone datagram)
+ *     go to their connection under one lock, the engine drained once,
+ *     by mrc_rx_batch_end(); a packet for another connection ends the
+ *     batch first
  */
 void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
-		  int poff, u32 ev, u32 rx_flags)
+		  int poff, u32 ev, u32 rx_flags, struct mrc_rx_batch *b)
 {
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_rx_drops before = {};
 	bool data, fresh = false;
-	struct sk_buff_head q;
 	struct mrc_msgbuf *mb;
 	struct mrc_sock *ms;
-	u64 now = 0;
 	int v, err;
 
-	ms = mrc_qpn_lookup(mn, pkt->bth.dest_qp);
+	ms = b->ms && b->qpn == pkt->bth.dest_qp ? b->ms :
+	     mrc_qpn_lookup(mn, pkt->bth.dest_qp);
 	if (!ms) {
 		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
 		return;
@@ -1301,29 +1336,35 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 		mrc_net_count(mn, MRC_CNT_RX_WRONG_SRC);
 		return;
 	}
-	if (!refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
-		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
-		return;
+	if (ms != b->ms) {
+		mrc_rx_batch_end(net, b);
+		if (!refcount_inc_not_zero(&ms->sk.sk_refcnt)) {
+			mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
+			return;
+		}
+		spin_lock(&ms->lock);
+		b->ms = ms;
+		b->qpn = pkt->bth.dest_qp;
+		b->now = mrc_now();
 	}
-	__skb_queue_head_init(&q);
-	data = mrc_op_is_data(pkt->bth.opcode) && !(rx_flags & MRC_RXF_TRIMMED);
-	spin_lock(&ms->lock);
+	lockdep_assert_held(&ms->lock);
 	if (ms->dead || !ms->conn || ms->state != MRC_ST_ESTABLISHED) {
 		mrc_net_count(mn, MRC_CNT_RX_NOT_READY);
-		goto unlock;
+		return;
 	}
-	now = mrc_now();
+	b->drain = true;
+	data = mrc_op_is_data(pkt->bth.opcode) && !(rx_flags & MRC_RXF_TRIMMED);
 	if (data) {
 		err = mrc_rx_prepare(ms, pkt, &fresh);
 		if (err) {
 			mrc_net_count(mn, err == -ENOBUFS ? MRC_CNT_RX_NOBUF :
 				      MRC_CNT_RX_NOMEM);
-			mrc_rx_nack_nores(ms, pkt, ev, &q);
-			goto drain;
+			mrc_rx_nack_nores(ms, pkt, ev, &b->q);
+			return;
 		}
 		mrc_conn_rx_drop_counts(ms->conn, &before.oor, &before.dup);
 	}
-	v = mrc_conn_rx(ms->conn, now, pkt, ev, rx_flags);
+	v = mrc_conn_rx(ms->conn, b->now, pkt, ev, rx_flags);
 	if (trace_mrc_ack_rcvd_enabled()) {
 		struct mrc_trace_ids ids;
 
@@ -1364,10 +1405,4 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 			mrc_rx_unfresh(ms, pkt->meth.msn);
 		break;
 	}
-drain:
-	mrc_conn_drain(ms, now, &q);
-unlock:
-	spin_unlock(&ms->lock);
-	mrc_xmit_queue(net, ms, &q);
-	sock_put(&ms->sk);
 }

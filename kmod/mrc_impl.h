@@ -80,7 +80,8 @@
  *    lock_sock_nested(SINGLE_DEPTH_NESTING). Never deeper than one level,
  *    never child before listener.
  *
- *  - Softirq context: the UDP encap_rcv callback (mrc_udp_rcv()) and the
+ *  - Softirq context: the UDP socket's sk_data_ready (mrc_udp_data_ready()
+ *    and mrc_udp_rcv(), in the softirq that queued the datagram) and the
  *    per-connection hrtimer (HRTIMER_MODE_ABS_SOFT). Process context:
  *    socket calls. Both may free a connection's engine; teardown marks the
  *    socket dead under its lock first, so nobody re-arms the timer, and
@@ -260,6 +261,10 @@
  * @MRC_CNT_PORT_STATUS_UNMATCHED: port-status updates or answers that
  *                         named no connection of their source (token):
  *                         ignored
+ * @MRC_CNT_RX_FLOWCELLS:  flowcells received whole (one UDP GSO skb of
+ *                         several MRC packets, taken apart without cutting
+ *                         an skb per packet); each packet is counted in
+ *                         RxPackets as well
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -322,6 +327,7 @@ enum mrc_net_counter {
 	MRC_CNT_PORT_STATUS_RTX,
 	MRC_CNT_PORT_STATUS_ACKED,
 	MRC_CNT_PORT_STATUS_UNMATCHED,
+	MRC_CNT_RX_FLOWCELLS,
 	__MRC_CNT_MAX,
 };
 
@@ -436,6 +442,13 @@ enum mrc_sock_state {
 #define MRC_HS_TRIES		8
 /* Close notification: tries. */
 #define MRC_CLOSE_TRIES		3
+
+/*
+ * SO_RCVBUF of a namespace's UDP socket: mrc_udp_data_ready() empties its
+ * queue in the softirq that fills it, so this only bounds what several
+ * CPUs queue at the same instant (a flowcell is up to 64 KiB).
+ */
+#define MRC_UDP_RCVBUF		(4 << 20)
 
 /* Per-socket default buffer sizes when the sysctls are smaller. */
 #define MRC_DEF_SNDBUF		(4 << 20)
@@ -860,8 +873,28 @@ bool mrc_conn_linger(struct mrc_sock *ms);
 int mrc_conn_connect(struct mrc_sock *ms);
 void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q);
 void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q);
+/**
+ * struct mrc_rx_batch - packets of one datagram (a flowcell's, or a lone
+ * one) on their way to a connection, its lock held from the first to the
+ * last (softirq; on the stack of mrc_udp_rcv())
+ * @ms: the connection whose lock is held (and a reference), or NULL
+ * @qpn: its QPN
+ * @now: the time, taken once when the lock was
+ * @drain: a packet reached the engine: drain it before unlocking
+ * @q: what to send once the lock is dropped (NACKs, the drain's packets)
+ */
+struct mrc_rx_batch {
+	struct mrc_sock *ms;
+	u32 qpn;
+	u64 now;
+	bool drain;
+	struct sk_buff_head q;
+};
+
+void mrc_rx_batch_init(struct mrc_rx_batch *b);
+void mrc_rx_batch_end(struct net *net, struct mrc_rx_batch *b);
 void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
-		  int poff, u32 ev, u32 rx_flags);
+		  int poff, u32 ev, u32 rx_flags, struct mrc_rx_batch *b);
 bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn);
 void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt);
 /* What mrc_conn_drain() calls once the engine's events are consumed. */

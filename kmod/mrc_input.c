@@ -5,10 +5,13 @@
  * front end and its drop counters, and the ICMPv6 errors that quote our
  * packets.
  *
- * The socket is a UDP encapsulation socket (the rxe/vxlan pattern, set up
- * by hand so that mrc.ko does not depend on the udp_tunnel modules).
- * udp_queue_rcv_skb() has verified the UDP checksum when mrc_udp_rcv()
- * runs, in softirq context under rcu_read_lock(). A routing header in
+ * The socket is set up as a UDP encapsulation socket (the rxe/vxlan
+ * pattern, by hand so that mrc.ko does not depend on the udp_tunnel
+ * modules) for ICMPv6 errors, but without encap_rcv: UDP queues each
+ * datagram, a flowcell's GSO skb whole, and mrc_udp_data_ready() takes
+ * them off the queue in the softirq that queued them, under
+ * rcu_read_lock(), checks the UDP checksum and walks a flowcell's packets
+ * in place (mrc_rx_flowcell()). A routing header in
  * front of UDP (an inline SRH, which the IPv6 stack does not validate once
  * no segments are left) is validated here. The packet is linearised, its
  * headers decoded and validated by the engine's codec, dropped if no
@@ -21,6 +24,7 @@
  * Documentation/networking/mrc-datapath.rst.
  */
 #include <linux/ipv6.h>
+#include <linux/memcontrol.h>
 #include <linux/net.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
@@ -144,7 +148,7 @@ static bool mrc_srh_ok(const struct sk_buff *skb, int off, int end)
 
 /**
  * mrc_rx_exthdrs_ok() - check the IPv6 extension headers in front of UDP
- * @skb: the received packet, skb->data at the UDP header (encap_rcv)
+ * @skb: the received packet, its transport header the UDP header
  * @cnt: set to the drop counter when the packet is refused
  *
  * Walks the header chain from the IPv6 header to the UDP header. The IPv6
@@ -241,11 +245,11 @@ static bool mrc_rx_pad_ok(const struct sk_buff *skb, int poff,
  * Only its headers are copied out (skb_header_pointer(): nothing when they
  * are linear); a data payload stays where it arrived, in the frags of a
  * flowcell's segment, and is copied once, into the message
- * (mrc_conn_rcv()). Called in softirq under RCU.
+ * (mrc_conn_rcv(), in batch @b). Called in softirq under RCU.
  */
 static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 		       u32 len, const struct ipv6hdr *ip6,
-		       const struct udphdr *uh)
+		       const struct udphdr *uh, struct mrc_rx_batch *b)
 {
 	struct mrc_net *mn = mrc_net(net);
 	u32 ev, hl, dflags, flags = 0;
@@ -308,21 +312,56 @@ static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 	ev = mrc_ev_from_wire(ntohs(uh->source), ntohl(ip6_flowlabel(ip6)));
 	if (INET_ECN_is_ce(ipv6_get_dsfield(ip6)))
 		flags |= MRC_RXF_ECN_CE;
-	if (pkt.bth.dest_qp == MRC_QPN_EP)
+	if (pkt.bth.dest_qp == MRC_QPN_EP) {
+		/* The handshake takes other locks: no connection's held. */
+		mrc_rx_batch_end(net, b);
 		mrc_conn_rcv_ep(net, skb, &pkt);
-	else
-		mrc_conn_rcv(net, skb, &pkt, poff, ev, flags);
+	} else {
+		mrc_conn_rcv(net, skb, &pkt, poff, ev, flags, b);
+	}
 }
 
 /*
- * encap_rcv of the namespace's UDP socket. Return 0: the skb is ours
- * (consumed or freed), never handed back to UDP.
+ * A flowcell that arrived whole: a UDP GSO skb (SKB_GSO_UDP_L4) whose
+ * payload is MRC packets of gso_size bytes each, the last one shorter or
+ * not, as the sender laid it out (mrc_build_burst()) and veth forwarded it.
+ * Each packet is checked as if it had come alone (its own ICRC, over a
+ * pseudo-header with its own length), no skb is cut for it, and all of
+ * them go to their connection in batch @b: one lookup, one lock, one
+ * engine drain (SACK decision) for the flowcell.
  */
-static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
+static void mrc_rx_flowcell(struct net *net, struct sk_buff *skb, int off,
+			    u32 len, const struct ipv6hdr *ip6,
+			    const struct udphdr *uh, struct mrc_rx_batch *b)
+{
+	struct mrc_net *mn = mrc_net(net);
+	u32 seg = skb_shinfo(skb)->gso_size, n;
+
+	if (!seg || len <= seg) {
+		/* Not a flowcell of ours: one datagram at most. */
+		mrc_rx_one(net, skb, off, len, ip6, uh, b);
+		return;
+	}
+	mrc_net_count(mn, MRC_CNT_RX_FLOWCELLS);
+	while (len) {
+		n = min(len, seg);
+		mrc_rx_one(net, skb, off, n, ip6, uh, b);
+		off += n;
+		len -= n;
+	}
+}
+
+/*
+ * One datagram of the namespace's UDP socket, from its queue
+ * (mrc_udp_data_ready()): the UDP header and the IPv6 headers in front of
+ * it are at negative offsets. The skb is consumed or freed here.
+ */
+static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 {
 	struct net *net = sock_net(usk);
 	struct mrc_net *mn = mrc_net(net);
 	enum mrc_net_counter cnt;
+	struct mrc_rx_batch b;
 	struct ipv6hdr *ip6;
 	struct udphdr *uh;
 	int off;
@@ -359,19 +398,66 @@ static int mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		mrc_net_count(mn, MRC_CNT_RX_TRUNC);
 		goto drop;
 	}
-	/*
-	 * One MRC packet per datagram: a flowcell sent as one GSO skb was cut
-	 * into its packets by UDP before this encapsulation socket sees it
-	 * (udp_unexpected_gso(): GSO skbs reach encap_rcv only as UDP
-	 * tunnels), each segment's payload still in the sender's frags.
-	 */
-	mrc_rx_one(net, skb, off, len - sizeof(*uh), ip6, uh);
+	len -= sizeof(*uh);
+	mrc_rx_batch_init(&b);
+	if (skb_is_gso(skb))
+		mrc_rx_flowcell(net, skb, off, len, ip6, uh, &b);
+	else
+		mrc_rx_one(net, skb, off, len, ip6, uh, &b);
+	mrc_rx_batch_end(net, &b);
 	consume_skb(skb);
-	return 0;
+	return;
 drop:
 	mrc_net_count(mn, MRC_CNT_RX_PKTS);
 	kfree_skb(skb);
-	return 0;
+}
+
+/*
+ * The namespace's UDP socket is created by whichever task first needs it
+ * (a bind() or connect() of AF_MRC), and sk_alloc() ties a socket to the
+ * memory cgroup of the task creating it. Datagrams wait in its queue for
+ * an instant on their way to any MRC socket of the namespace (each charged
+ * to its own socket's cgroup there, mrc_mem.c): none of that is the first
+ * task's, so the socket belongs to no cgroup (mem_cgroup_sk_free(), not
+ * exported, does just this). UDP's global limits (udp_mem) still apply.
+ */
+static void mrc_udp_sock_uncharge(struct sock *sk)
+{
+#ifdef CONFIG_MEMCG
+	if (sk->sk_memcg) {
+		css_put(&sk->sk_memcg->css);
+		sk->sk_memcg = NULL;
+	}
+#endif
+}
+
+/*
+ * sk_data_ready of the namespace's UDP socket: UDP queued a datagram (or a
+ * whole flowcell); take every one queued, in the softirq that queued it.
+ * UDP left the checksum to the reader (udpv6_recvmsg() checks it): checked
+ * here, a bad one counted as UDP counts it.
+ */
+static void mrc_udp_data_ready(struct sock *usk)
+{
+	struct net *net = sock_net(usk);
+	struct sk_buff *skb;
+	int off = 0, err;
+
+	while ((skb = __skb_recv_udp(usk, MSG_DONTWAIT, &off, &err))) {
+		if (!udp_skb_csum_unnecessary(skb) &&
+		    __udp_lib_checksum_complete(skb)) {
+			__UDP6_INC_STATS(net, UDP_MIB_CSUMERRORS, 0);
+			__UDP6_INC_STATS(net, UDP_MIB_INERRORS, 0);
+			kfree_skb(skb);
+			continue;
+		}
+		/* The namespace is going away (mrc_udp_net_exit()). */
+		if (!rcu_access_pointer(usk->sk_user_data)) {
+			kfree_skb(skb);
+			continue;
+		}
+		mrc_udp_rcv(usk, skb);
+	}
 }
 
 /*
@@ -458,6 +544,7 @@ int mrc_udp_get(struct net *net)
 	if (err)
 		goto out;
 	sk = sock->sk;
+	mrc_udp_sock_uncharge(sk);
 	ip6_sock_set_v6only(sk);
 	err = kernel_bind(sock, (struct sockaddr *)&sin6, sizeof(sin6));
 	if (err) {
@@ -466,14 +553,27 @@ int mrc_udp_get(struct net *net)
 		sock_release(sock);
 		goto out;
 	}
-	/* What setup_udp_tunnel_sock() does, without the module dependency. */
+	/*
+	 * What setup_udp_tunnel_sock() does, without the module dependency,
+	 * but for encap_rcv: an encapsulation socket gets every UDP GSO skb
+	 * cut into datagrams first (udp_unexpected_gso()), so a flowcell
+	 * would cost an skb per packet. With encap_type set and no encap_rcv,
+	 * datagrams go to the socket's queue, GSO skbs whole (ACCEPT_L4), and
+	 * mrc_udp_data_ready() takes them from there at once, in the same
+	 * softirq; ICMPv6 errors still reach encap_err_lookup/encap_err_rcv.
+	 */
 	mrc_inet_clear_mc_loop(sk);
 	inet_inc_convert_csum(sk);
 	rcu_assign_sk_user_data(sk, mn);
 	udp_sk(sk)->encap_type = 1;
-	udp_sk(sk)->encap_rcv = mrc_udp_rcv;
 	udp_sk(sk)->encap_err_lookup = mrc_udp_err_lookup;
 	udp_sk(sk)->encap_err_rcv = mrc_udp_err_rcv;
+	mrc_udp_accept_gso_l4(sk);
+	/* Drained as it fills: room for a burst from every CPU at once. */
+	WRITE_ONCE(sk->sk_rcvbuf, MRC_UDP_RCVBUF);
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_data_ready = mrc_udp_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
 	udp_tunnel_encap_enable(sk);
 	WRITE_ONCE(mn->udp_dport, sin6.sin6_port);
 	WRITE_ONCE(mn->udp_sock, sock);
@@ -493,7 +593,6 @@ void mrc_udp_net_exit(struct mrc_net *mn)
 	if (!sock)
 		return;
 	mn->udp_sock = NULL;
-	udp_sk(sock->sk)->encap_rcv = NULL;
 	rcu_assign_sk_user_data(sock->sk, NULL);
 	synchronize_rcu();
 	kernel_sock_shutdown(sock, SHUT_RDWR);

@@ -73,6 +73,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_PORT_STATUS_RTX] = "PortStatusRetransmits",
 	[MRC_CNT_PORT_STATUS_ACKED] = "PortStatusAcked",
 	[MRC_CNT_PORT_STATUS_UNMATCHED] = "PortStatusUnmatched",
+	[MRC_CNT_RX_FLOWCELLS]	= "RxFlowcells",
 };
 
 /**

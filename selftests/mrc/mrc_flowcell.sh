@@ -17,6 +17,9 @@
 #    the MRC packets hB processed (RxPackets, one per packet of a
 #    flowcell walked at gso_size): flowcells at most 0.6, burst 1 at
 #    least 0.9;
+#  - and reach mrc.ko whole, not cut into an skb per packet by UDP: hB's
+#    RxFlowcells (GSO skbs taken apart in place) at least a quarter of
+#    the flowcells hA could have sent (its packets / 16), none with burst 1;
 #  - the receiver processed every packet all the same: hB's RxPackets at
 #    least hA's TxPackets minus a tenth (what is lost on the way is
 #    retransmitted and counted again), and found no ICRC wrong (RxBadIcrc
@@ -61,7 +64,7 @@ mrc_fabric_planes || exit $ksft_fail
 # run MODE BURST: one transfer; checks as described above
 run() {
 	local mode=$1 burst=$2 name="$1-burst$2" h rc src spid tx0 tx1 p0 p1 r0 r1
-	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr
+	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc
 	for h in hA hB; do
 		mrcctl "$h" profile set id 0 burst "$burst" >/dev/null ||
 			{ check "$name: profile burst $burst" false; return; }
@@ -69,6 +72,7 @@ run() {
 	port=$((port + 1))
 	tx0=$(dev_stat hA tx) p0=$(counter hA TxPackets)
 	d0=$(dev_stat hB rx) r0=$(counter hB RxPackets) i0=$(counter hB RxBadIcrc)
+	f0=$(counter hB RxFlowcells)
 	fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
@@ -81,18 +85,23 @@ run() {
 	src=$?
 	tx1=$(dev_stat hA tx) p1=$(counter hA TxPackets)
 	d1=$(dev_stat hB rx) r1=$(counter hB RxPackets) i1=$(counter hB RxBadIcrc)
+	f1=$(counter hB RxFlowcells)
 	xfer_verdict "$name" "$out" "$rc" "$src"
 	skbs=$((tx1 - tx0)) pkts=$((p1 - p0)) rskbs=$((d1 - d0)) rx=$((r1 - r0))
-	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx")
+	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx") fc=$((f1 - f0))
 	log "$name: hA sent $pkts MRC packets in $skbs skbs ($txr)," \
-		"hB received $rx in $rskbs ($rxr); $(grep rate "$out/$name.cli")"
+		"hB received $rx in $rskbs ($rxr), $fc flowcells whole;" \
+		"$(grep rate "$out/$name.cli")"
 	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
 	if [ "$burst" = 1 ]; then
 		check "$name: one skb per packet sent ($txr >= 0.9)" ge "$txr" 0.9
 		check "$name: one skb per packet received ($rxr >= 0.9)" ge "$rxr" 0.9
+		check "$name: no flowcell received ($fc RxFlowcells)" [ "$fc" = 0 ]
 	else
 		check "$name: flowcells, not packets, sent ($txr <= 0.6)" le "$txr" 0.6
 		check "$name: flowcells arrive whole ($rxr <= 0.6)" le "$rxr" 0.6
+		check "$name: mrc.ko takes them whole ($fc RxFlowcells >= $pkts / 64)" \
+			[ "$((fc * 64))" -ge "$pkts" ]
 	fi
 	check "$name: the receiver processed every packet ($rx >= 0.9 x $pkts)" \
 		[ "$((rx * 10))" -ge "$((pkts * 9))" ]

@@ -246,8 +246,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "port_status_retransmits",
     "port_status_acked",
     "port_status_unmatched",
+    "rx_flowcells",
 };
-static_assert(MRC_STATS_ATTR_PORT_STATUS_UNMATCHED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_RX_FLOWCELLS == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -397,6 +397,8 @@ enum mrc_cc_attr {
  *	port-status update being retransmitted
  * @MRC_STATS_ATTR_PORT_STATUS_UNMATCHED: port-status updates or answers
  *	that named no connection of their source (token): ignored
+ * @MRC_STATS_ATTR_RX_FLOWCELLS: flowcells received whole (one UDP GSO
+ *	skb of several MRC packets; each packet counts in RX_PKTS too)
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -471,6 +473,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_PORT_STATUS_RETRANSMITS,
 	MRC_STATS_ATTR_PORT_STATUS_ACKED,
 	MRC_STATS_ATTR_PORT_STATUS_UNMATCHED,
+	MRC_STATS_ATTR_RX_FLOWCELLS,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
