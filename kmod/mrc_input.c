@@ -546,13 +546,6 @@ int mrc_udp_get(struct net *net)
 	sk = sock->sk;
 	mrc_udp_sock_uncharge(sk);
 	ip6_sock_set_v6only(sk);
-	err = kernel_bind(sock, (struct sockaddr *)&sin6, sizeof(sin6));
-	if (err) {
-		pr_info_ratelimited("cannot bind UDP port %d: %d (set net.mrc.udp_port to another one)\n",
-				    mn->udp_port, err);
-		sock_release(sock);
-		goto out;
-	}
 	/*
 	 * What setup_udp_tunnel_sock() does, without the module dependency,
 	 * but for encap_rcv: an encapsulation socket gets every UDP GSO skb
@@ -561,6 +554,7 @@ int mrc_udp_get(struct net *net)
 	 * datagrams go to the socket's queue, GSO skbs whole (ACCEPT_L4), and
 	 * mrc_udp_data_ready() takes them from there at once, in the same
 	 * softirq; ICMPv6 errors still reach encap_err_lookup/encap_err_rcv.
+	 * All of it before bind(): no datagram can wait unread.
 	 */
 	mrc_inet_clear_mc_loop(sk);
 	inet_inc_convert_csum(sk);
@@ -575,6 +569,13 @@ int mrc_udp_get(struct net *net)
 	sk->sk_data_ready = mrc_udp_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	udp_tunnel_encap_enable(sk);
+	err = kernel_bind(sock, (struct sockaddr *)&sin6, sizeof(sin6));
+	if (err) {
+		pr_info_ratelimited("cannot bind UDP port %d: %d (set net.mrc.udp_port to another one)\n",
+				    mn->udp_port, err);
+		sock_release(sock);
+		goto out;
+	}
 	WRITE_ONCE(mn->udp_dport, sin6.sin6_port);
 	WRITE_ONCE(mn->udp_sock, sock);
 out:
