@@ -1146,9 +1146,50 @@ static void mrc_rx_unfresh(struct mrc_sock *ms, u16 msn)
 }
 
 /*
- * Before the engine sees a data packet: make sure its bytes can be placed.
- * The engine records a packet as received as soon as it accepts it, so
- * every refusal must happen here. A new message is admitted while the
+ * May @skb stay held by @mb for one of its packets (mrc_msg.c)? Within the
+ * message's charge, yes; beyond it, if SO_RCVBUF, the global limit and the
+ * memory cgroup take the excess, which is then part of the message's
+ * charge (*@extra, given back by mrc_rx_unhold() if the engine does not
+ * take the packet). Otherwise the packet is copied. Connection lock held.
+ */
+static bool mrc_rx_try_hold(struct mrc_sock *ms, struct mrc_msgbuf *mb,
+			    const struct sk_buff *skb, u32 *extra)
+{
+	if (!mrc_mb_can_hold(mb, skb, extra) ||
+	    mrc_mb_hold_reserve(mb, GFP_ATOMIC))
+		return false;
+	if (!*extra)
+		return true;
+	if (ms->rx_queued + ms->rx_inprog + *extra >
+	    (u64)READ_ONCE(ms->sk.sk_rcvbuf) ||
+	    !mrc_mem_charge(ms, *extra, SK_MEM_RECV)) {
+		*extra = 0;
+		return false;
+	}
+	mb->charge += *extra;
+	mb->mem += *extra;
+	ms->rx_inprog += *extra;
+	return true;
+}
+
+/* Give back what mrc_rx_try_hold() charged for a packet not placed. */
+static void mrc_rx_unhold(struct mrc_sock *ms, u16 msn, u32 extra)
+{
+	struct mrc_msgbuf *mb = ms->rxm[msn % ms->rx_cap];
+
+	if (!mb || !extra)
+		return;
+	mb->charge -= extra;
+	mb->mem -= extra;
+	ms->rx_inprog -= extra;
+	mrc_mem_uncharge(ms, extra);
+}
+
+/*
+ * Before the engine sees a data packet: make sure its bytes can be placed,
+ * held in @skb (*@hold set, *@extra charged for it) or copied into pages
+ * that exist. The engine records a packet as received as soon as it
+ * accepts it, so every refusal must happen here. A new message is admitted while the
  * bytes charged for delivered-but-unread and partially received messages
  * stay within SO_RCVBUF; the next message in order is always admitted when
  * nothing delivered is waiting, so one message larger than SO_RCVBUF still
@@ -1158,7 +1199,8 @@ static void mrc_rx_unfresh(struct mrc_sock *ms, u16 msn)
  * -ENOBUFS (over SO_RCVBUF) or -ENOMEM. Connection lock held.
  */
 static int mrc_rx_prepare(struct mrc_sock *ms, const struct mrc_pkt *pkt,
-			  bool *fresh)
+			  const struct sk_buff *skb, bool *fresh, bool *hold,
+			  u32 *extra)
 {
 	struct sock *sk = &ms->sk;
 	u16 msn = pkt->meth.msn;
@@ -1168,6 +1210,8 @@ static int mrc_rx_prepare(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 	u32 charge, mem;
 
 	*fresh = false;
+	*hold = false;
+	*extra = 0;
 	/* Out of the slot range or too long: the engine rejects it. */
 	if (d < 0 || d >= ms->rx_cap || len > MRC_MSG_MAX)
 		return 0;
@@ -1209,8 +1253,13 @@ static int mrc_rx_prepare(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 		ms->rx_inprog += charge;
 		*fresh = true;
 	}
-	if (pkt->payload_len &&
-	    mrc_mb_fill(mb, (u32)pkt->reth.va, pkt->payload_len, GFP_ATOMIC)) {
+	if (!pkt->payload_len)
+		return 0;
+	if (mrc_rx_try_hold(ms, mb, skb, extra)) {
+		*hold = true;
+		return 0;
+	}
+	if (mrc_mb_fill(mb, (u32)pkt->reth.va, pkt->payload_len, GFP_ATOMIC)) {
 		/*
 		 * A buffer made for this packet must not outlive the refusal:
 		 * its length came from this packet alone, and a later packet
@@ -1305,7 +1354,8 @@ void mrc_rx_batch_end(struct net *net, struct mrc_rx_batch *b)
 /**
  * mrc_conn_rcv() - a decoded packet for a connection (softirq, RCU)
  * @net: namespace of the UDP socket
- * @skb: the packet (IPv6 header for the source check); freed by the caller
+ * @skb: the packet (IPv6 header for the source check); freed by the
+ *       caller, after a message took a reference to keep a payload in it
  * @pkt: decoded MRC packet
  * @poff: offset of its payload in @skb (from skb->data; linear or not)
  * @ev: EV it arrived with
@@ -1319,9 +1369,10 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 		  int poff, u32 ev, u32 rx_flags, struct mrc_rx_batch *b)
 {
 	struct mrc_net *mn = mrc_net(net);
+	bool data, fresh = false, hold = false;
 	struct mrc_rx_drops before = {};
-	bool data, fresh = false;
 	struct mrc_msgbuf *mb;
+	u32 extra = 0;
 	struct mrc_sock *ms;
 	int v, err;
 
@@ -1355,7 +1406,7 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 	b->drain = true;
 	data = mrc_op_is_data(pkt->bth.opcode) && !(rx_flags & MRC_RXF_TRIMMED);
 	if (data) {
-		err = mrc_rx_prepare(ms, pkt, &fresh);
+		err = mrc_rx_prepare(ms, pkt, skb, &fresh, &hold, &extra);
 		if (err) {
 			mrc_net_count(mn, err == -ENOBUFS ? MRC_CNT_RX_NOBUF :
 				      MRC_CNT_RX_NOMEM);
@@ -1388,14 +1439,23 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 			mrc_net_count(mn, MRC_CNT_RX_PROTO);
 			break;
 		}
-		mrc_mb_write_skb(mb, (u32)pkt->reth.va, skb, poff,
-				 pkt->payload_len);
+		if (hold) {
+			mrc_mb_hold_skb(mb, (u32)pkt->reth.va, skb, poff,
+					pkt->payload_len);
+			mrc_net_count(mn, MRC_CNT_RX_HELD);
+		} else {
+			mrc_mb_write_skb(mb, (u32)pkt->reth.va, skb, poff,
+					 pkt->payload_len);
+			mrc_net_count(mn, MRC_CNT_RX_COPIED);
+		}
 		break;
 	case MRC_RX_CONSUMED:
 		if (data)
 			mrc_rx_count_consumed(ms, mn, &before);
 		if (fresh)
 			mrc_rx_unfresh(ms, pkt->meth.msn);
+		else
+			mrc_rx_unhold(ms, pkt->meth.msn, extra);
 		break;
 	default:
 		mrc_net_count(mn, v == MRC_E_STALE ? MRC_CNT_RX_STALE :
@@ -1403,6 +1463,8 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 			      MRC_CNT_RX_NOT_READY);
 		if (fresh)
 			mrc_rx_unfresh(ms, pkt->meth.msn);
+		else
+			mrc_rx_unhold(ms, pkt->meth.msn, extra);
 		break;
 	}
 }

@@ -244,8 +244,9 @@ static bool mrc_rx_pad_ok(const struct sk_buff *skb, int poff,
  * The MRC packet of a datagram: the @len bytes at offset @off of @skb.
  * Only its headers are copied out (skb_header_pointer(): nothing when they
  * are linear); a data payload stays where it arrived, in the frags of a
- * flowcell's segment, and is copied once, into the message
- * (mrc_conn_rcv(), in batch @b). Called in softirq under RCU.
+ * flowcell's segment, and normally stays there until recvmsg() copies it
+ * to the user (mrc_conn_rcv(), in batch @b; mrc_msg.c). Called in softirq
+ * under RCU.
  */
 static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 		       u32 len, const struct ipv6hdr *ip6,
@@ -405,6 +406,11 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	else
 		mrc_rx_one(net, skb, off, len, ip6, uh, &b);
 	mrc_rx_batch_end(net, &b);
+	/*
+	 * Messages may hold the skb until they are read: it must not pin a
+	 * route (and through it a device of a namespace going away).
+	 */
+	skb_dst_drop(skb);
 	consume_skb(skb);
 	return;
 drop:

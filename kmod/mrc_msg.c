@@ -5,12 +5,24 @@
  * A message of up to MRC_MSG_MAX bytes is kept as single pages reached
  * through page-sized chunks of page pointers, so that neither the send
  * side (process context) nor the receive side (softirq, GFP_ATOMIC) ever
- * needs an allocation larger than one page. Receive buffers get their
- * pages on demand, as packets land, zeroed so that a peer that leaves
- * holes can never expose old kernel memory.
+ * needs an allocation larger than one page.
+ *
+ * On receive, a packet's payload normally stays in the skb it arrived in
+ * (a flowcell's GSO skb holds up to 16 packets of one message): the
+ * message keeps a reference and where the payload lies (struct
+ * mrc_mb_piece, one per run of packets that follow one another in the skb
+ * and in the message), and recvmsg() copies it to the user, once, on the
+ * reader's CPU (mrc_mb_to_iter()). The softirq neither copies nor zeroes a
+ * page. A packet whose skb the message cannot hold within its charge is
+ * copied into the message's pages instead, which exist only where such a
+ * packet landed and are zeroed when allocated, so that a peer that leaves
+ * holes can never expose old kernel memory; bytes nothing covers read as
+ * zeros.
  */
 #include <linux/highmem.h>
+#include <linux/list_sort.h>
 #include <linux/mm.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
@@ -55,6 +67,7 @@ struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp)
 	if (!mb)
 		return NULL;
 	INIT_LIST_HEAD(&mb->node);
+	INIT_LIST_HEAD(&mb->pieces);
 	mb->len = len;
 	mb->npages = npages;
 	mb->nchunks = nchunks;
@@ -74,10 +87,17 @@ struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp)
  */
 void mrc_mb_free(struct mrc_msgbuf *mb)
 {
+	struct mrc_mb_pchunk *pc;
 	u32 i, j;
 
 	if (!mb)
 		return;
+	while ((pc = mb->pc_head)) {
+		mb->pc_head = pc->next;
+		for (i = 0; i < pc->used; i++)
+			consume_skb(pc->p[i].skb);
+		kfree(pc);
+	}
 	for (i = 0; i < mb->nchunks && mb->chunks[i]; i++) {
 		for (j = 0; j < MRC_MB_CHUNK; j++)
 			if (mb->chunks[i][j])
@@ -239,27 +259,192 @@ int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from)
 	return 0;
 }
 
-/**
- * mrc_mb_to_iter() - copy the first @len bytes of a buffer to user memory
- * @mb: buffer
- * @len: bytes, at most mb->len
- * @to: destination
- *
- * Return: 0 or -EFAULT.
+/*
+ * Copy [@off, @off + @len) of @mb's pages to user memory; a page no packet
+ * was copied into (held in an skb, or never sent by a buggy peer) reads
+ * as zeros.
  */
-int mrc_mb_to_iter(const struct mrc_msgbuf *mb, u32 len, struct iov_iter *to)
+static int mrc_mb_pages_to_iter(const struct mrc_msgbuf *mb, u32 off, u32 len,
+				struct iov_iter *to)
 {
 	struct page *pg;
-	u32 i, n;
+	u32 poff, n;
 
-	for (i = 0; len; i++) {
-		n = min_t(u32, len, PAGE_SIZE);
-		pg = *mrc_mb_slot(mb, i);
-		/* A page no packet wrote to (a buggy peer) reads as zeros. */
-		if (pg ? copy_page_to_iter(pg, 0, n, to) != n :
+	while (len) {
+		poff = off % PAGE_SIZE;
+		n = min_t(u32, len, PAGE_SIZE - poff);
+		pg = *mrc_mb_slot(mb, off / PAGE_SIZE);
+		if (pg ? copy_page_to_iter(pg, poff, n, to) != n :
 			 iov_iter_zero(n, to) != n)
 			return -EFAULT;
+		off += n;
 		len -= n;
 	}
 	return 0;
+}
+
+static int mrc_mb_piece_cmp(void *priv, const struct list_head *a,
+			    const struct list_head *b)
+{
+	u32 ma = list_entry(a, struct mrc_mb_piece, node)->moff;
+	u32 mb = list_entry(b, struct mrc_mb_piece, node)->moff;
+
+	return ma > mb;
+}
+
+/**
+ * mrc_mb_to_iter() - copy the first @len bytes of a message to user memory
+ * @mb: a delivered message (no packet is added to it any more)
+ * @len: bytes, at most mb->len
+ * @to: destination
+ *
+ * The pieces are sorted by message offset (once: MSG_PEEK may come back)
+ * and copied out of their skbs in order; what lies between them comes
+ * from the pages. Where a buggy peer sent packets that overlap, the first
+ * in message order wins.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int mrc_mb_to_iter(struct mrc_msgbuf *mb, u32 len, struct iov_iter *to)
+{
+	const struct mrc_mb_piece *p;
+	u32 cur = 0, a, e, k;
+	int err;
+
+	if (!mb->sorted) {
+		list_sort(NULL, &mb->pieces, mrc_mb_piece_cmp);
+		mb->sorted = true;
+	}
+	list_for_each_entry(p, &mb->pieces, node) {
+		for (k = 0; k < p->n && cur < len; k++) {
+			a = p->moff + k * p->seg;
+			e = min(a + p->seg, len);
+			if (a >= len || e <= cur)
+				continue;
+			if (a > cur) {
+				err = mrc_mb_pages_to_iter(mb, cur, a - cur, to);
+				if (err)
+					return err;
+				cur = a;
+			}
+			if (skb_copy_datagram_iter(p->skb,
+						   p->soff + k * p->stride +
+						   (cur - a), to, e - cur))
+				return -EFAULT;
+			cur = e;
+		}
+	}
+	return cur < len ? mrc_mb_pages_to_iter(mb, cur, len - cur, to) : 0;
+}
+
+/* The piece added last, or NULL. */
+static struct mrc_mb_piece *mrc_mb_last_piece(const struct mrc_msgbuf *mb)
+{
+	struct mrc_mb_pchunk *pc = mb->pc_tail;
+
+	return pc && pc->used ? &pc->p[pc->used - 1] : NULL;
+}
+
+/**
+ * mrc_mb_can_hold() - may a packet of @skb stay in it, for this message?
+ * @mb: the message being received
+ * @skb: the skb the packet is in
+ * @extra: set to the bytes to charge beyond @mb's charge first (0: none)
+ *
+ * A message holds skbs up to its charge (mrc_mb_truesize() of its length,
+ * what its pages would cost); the skb of the packet added last is held
+ * already. Beyond the charge the caller charges @extra more, or copies.
+ *
+ * Return: false if @skb's truesize cannot be represented (never, in
+ * practice): copy.
+ */
+bool mrc_mb_can_hold(const struct mrc_msgbuf *mb, const struct sk_buff *skb,
+		     u32 *extra)
+{
+	const struct mrc_mb_piece *last = mrc_mb_last_piece(mb);
+	u64 held;
+
+	*extra = 0;
+	if (last && last->skb == skb)
+		return true;
+	held = (u64)mb->held + skb->truesize;
+	if (held > U32_MAX)
+		return false;
+	if (held > mb->charge)
+		*extra = held - mb->charge;
+	return true;
+}
+
+/**
+ * mrc_mb_hold_reserve() - room for one more piece
+ * @mb: the message being received
+ * @gfp: allocation context
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mrc_mb_hold_reserve(struct mrc_msgbuf *mb, gfp_t gfp)
+{
+	struct mrc_mb_pchunk *pc = mb->pc_tail;
+
+	if (pc && pc->used < MRC_MB_PIECES)
+		return 0;
+	pc = kmalloc(sizeof(*pc), gfp | __GFP_NOWARN);
+	if (!pc)
+		return -ENOMEM;
+	pc->next = NULL;
+	pc->used = 0;
+	if (mb->pc_tail)
+		mb->pc_tail->next = pc;
+	else
+		mb->pc_head = pc;
+	mb->pc_tail = pc;
+	return 0;
+}
+
+/**
+ * mrc_mb_hold_skb() - keep a packet's payload in the skb it arrived in
+ * @mb: the message; mrc_mb_hold_reserve() succeeded since the last call
+ *      and mrc_mb_can_hold() said yes (its extra, if any, charged)
+ * @off: offset of the payload in the message
+ * @skb: the skb
+ * @soff: offset of the payload in @skb (from skb->data)
+ * @len: payload bytes; [@off, @off + @len) within @mb->len (checked)
+ *
+ * A packet that follows the last one in the skb at the same distance, and
+ * in the message right after it, with as many bytes, extends its piece: a
+ * flowcell of one message is one piece and one skb reference.
+ */
+void mrc_mb_hold_skb(struct mrc_msgbuf *mb, u32 off, struct sk_buff *skb,
+		     int soff, u32 len)
+{
+	struct mrc_mb_piece *p = mrc_mb_last_piece(mb);
+	struct mrc_mb_pchunk *pc = mb->pc_tail;
+
+	if (WARN_ON_ONCE((u64)off + len > mb->len || soff < 0))
+		return;
+	if (p && p->skb == skb && p->seg == len &&
+	    off == p->moff + p->n * p->seg) {
+		if (p->n == 1 && (u32)soff > p->soff) {
+			p->stride = soff - p->soff;
+			p->n++;
+			return;
+		}
+		if (p->n > 1 && (u32)soff == p->soff + p->n * p->stride) {
+			p->n++;
+			return;
+		}
+	}
+	/* mrc_mb_hold_reserve() made room: a bug otherwise. */
+	if (WARN_ON_ONCE(!pc || pc->used >= MRC_MB_PIECES))
+		return;
+	if (!p || p->skb != skb)
+		mb->held += skb->truesize;
+	p = &pc->p[pc->used++];
+	p->skb = skb_get(skb);
+	p->soff = soff;
+	p->moff = off;
+	p->seg = len;
+	p->stride = 0;
+	p->n = 1;
+	list_add_tail(&p->node, &mb->pieces);
 }

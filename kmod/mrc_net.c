@@ -74,6 +74,8 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_PORT_STATUS_ACKED] = "PortStatusAcked",
 	[MRC_CNT_PORT_STATUS_UNMATCHED] = "PortStatusUnmatched",
 	[MRC_CNT_RX_FLOWCELLS]	= "RxFlowcells",
+	[MRC_CNT_RX_HELD]	= "RxHeld",
+	[MRC_CNT_RX_COPIED]	= "RxCopied",
 };
 
 /**

@@ -20,6 +20,9 @@
 #  - and reach mrc.ko whole, not cut into an skb per packet by UDP: hB's
 #    RxFlowcells (GSO skbs taken apart in place) at least a quarter of
 #    the flowcells hA could have sent (its packets / 16), none with burst 1;
+#  - payloads stay in the skb they arrived in until the reader copies
+#    them (mrc_msg.c): hB's RxHeld at least half its RxPackets (the rest
+#    are acknowledgements, duplicates and the reverse direction's SACKs);
 #  - the receiver processed every packet all the same: hB's RxPackets at
 #    least hA's TxPackets minus a tenth (what is lost on the way is
 #    retransmitted and counted again), and found no ICRC wrong (RxBadIcrc
@@ -61,10 +64,11 @@ fabric_create || exit $ksft_fail
 HB=${FAB_HADDR[hB]}
 mrc_fabric_planes || exit $ksft_fail
 
-# run MODE BURST: one transfer; checks as described above
+# run MODE BURST [RCVBUF]: one transfer; checks as described above
 run() {
-	local mode=$1 burst=$2 name="$1-burst$2" h rc src spid tx0 tx1 p0 p1 r0 r1
-	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc
+	local mode=$1 burst=$2 name="$1-burst$2${3:+-rcvbuf$3}" h rc src spid
+	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc k0 k1 held
+	local c0 c1 copied tx0 tx1 p0 p1 r0 r1
 	for h in hA hB; do
 		mrcctl "$h" profile set id 0 burst "$burst" >/dev/null ||
 			{ check "$name: profile burst $burst" false; return; }
@@ -72,8 +76,8 @@ run() {
 	port=$((port + 1))
 	tx0=$(dev_stat hA tx) p0=$(counter hA TxPackets)
 	d0=$(dev_stat hB rx) r0=$(counter hB RxPackets) i0=$(counter hB RxBadIcrc)
-	f0=$(counter hB RxFlowcells)
-	fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 \
+	f0=$(counter hB RxFlowcells) k0=$(counter hB RxHeld) c0=$(counter hB RxCopied)
+	fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 ${3:+--rcvbuf $3} \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
 	sleep 0.3
@@ -85,12 +89,14 @@ run() {
 	src=$?
 	tx1=$(dev_stat hA tx) p1=$(counter hA TxPackets)
 	d1=$(dev_stat hB rx) r1=$(counter hB RxPackets) i1=$(counter hB RxBadIcrc)
-	f1=$(counter hB RxFlowcells)
+	f1=$(counter hB RxFlowcells) k1=$(counter hB RxHeld) c1=$(counter hB RxCopied)
 	xfer_verdict "$name" "$out" "$rc" "$src"
 	skbs=$((tx1 - tx0)) pkts=$((p1 - p0)) rskbs=$((d1 - d0)) rx=$((r1 - r0))
 	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx") fc=$((f1 - f0))
+	held=$((k1 - k0)) copied=$((c1 - c0))
 	log "$name: hA sent $pkts MRC packets in $skbs skbs ($txr)," \
-		"hB received $rx in $rskbs ($rxr), $fc flowcells whole;" \
+		"hB received $rx in $rskbs ($rxr), $fc flowcells whole," \
+		"$held payloads held in their skb, $copied copied;" \
 		"$(grep rate "$out/$name.cli")"
 	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
 	if [ "$burst" = 1 ]; then
@@ -103,6 +109,13 @@ run() {
 		check "$name: mrc.ko takes them whole ($fc RxFlowcells >= $pkts / 64)" \
 			[ "$((fc * 64))" -ge "$pkts" ]
 	fi
+	if [ -n "$3" ]; then
+		check "$name: payloads held within the charge ($held > 0)" [ "$held" -gt 0 ]
+		check "$name: the rest copied past it ($copied > 0)" [ "$copied" -gt 0 ]
+		return
+	fi
+	check "$name: payloads held in their skb, not copied ($held >= $rx / 2)" \
+		[ "$((held * 2))" -ge "$rx" ]
 	check "$name: the receiver processed every packet ($rx >= 0.9 x $pkts)" \
 		[ "$((rx * 10))" -ge "$((pkts * 9))" ]
 	check "$name: every ICRC right ($((i1 - i0)) RxBadIcrc)" [ "$i1" = "$i0" ]
@@ -117,6 +130,7 @@ for mode in srh usid none; do
 	mrc_fabric_routes "$mode" || exit $ksft_fail
 	run "$mode" 16
 	run "$mode" 1
+	if [ "$mode" = srh ]; then run "$mode" 1 1048576; fi
 done
 for h in hA hB; do mrcctl "$h" profile set id 0 burst 16 >/dev/null; done
 

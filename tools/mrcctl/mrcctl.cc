@@ -247,8 +247,10 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "port_status_acked",
     "port_status_unmatched",
     "rx_flowcells",
+    "rx_held",
+    "rx_copied",
 };
-static_assert(MRC_STATS_ATTR_RX_FLOWCELLS == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_RX_COPIED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -399,6 +399,12 @@ enum mrc_cc_attr {
  *	that named no connection of their source (token): ignored
  * @MRC_STATS_ATTR_RX_FLOWCELLS: flowcells received whole (one UDP GSO
  *	skb of several MRC packets; each packet counts in RX_PKTS too)
+ * @MRC_STATS_ATTR_RX_HELD: data packets whose payload stayed in the skb
+ *	it arrived in until recvmsg() copied it out (the others were copied
+ *	into the message's pages on arrival)
+ * @MRC_STATS_ATTR_RX_COPIED: data packets whose payload was copied into
+ *	the message's pages on arrival (holding the skb would have taken the
+ *	message past its charge, and SO_RCVBUF or the memory limits refused)
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -474,6 +480,8 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_PORT_STATUS_ACKED,
 	MRC_STATS_ATTR_PORT_STATUS_UNMATCHED,
 	MRC_STATS_ATTR_RX_FLOWCELLS,
+	MRC_STATS_ATTR_RX_HELD,
+	MRC_STATS_ATTR_RX_COPIED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
