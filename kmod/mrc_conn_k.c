@@ -146,15 +146,18 @@ struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn)
  * mrc_conn_qpn_known() - is @qpn a connection of this namespace? (RCU)
  * @mn: namespace state
  * @qpn: BTH destination QP of a received packet
+ * @b: the receive batch: its connection (the previous packet's, for the
+ *     packets of a flowcell after the first) needs no lookup
  *
  * Lets the receive path drop packets for no connection before it spends a
  * CRC over them: junk must not cost more than a hash lookup.
  *
  * Return: true if a socket holds @qpn (it may be closing).
  */
-bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn)
+bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn,
+			const struct mrc_rx_batch *b)
 {
-	return mrc_qpn_lookup(mn, qpn);
+	return (b->ms && b->ms->qpn == qpn) || mrc_qpn_lookup(mn, qpn);
 }
 
 /**
@@ -1376,7 +1379,7 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 	struct mrc_sock *ms;
 	int v, err;
 
-	ms = b->ms && b->qpn == pkt->bth.dest_qp ? b->ms :
+	ms = b->ms && b->ms->qpn == pkt->bth.dest_qp ? b->ms :
 	     mrc_qpn_lookup(mn, pkt->bth.dest_qp);
 	if (!ms) {
 		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
@@ -1395,7 +1398,6 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 		}
 		spin_lock(&ms->lock);
 		b->ms = ms;
-		b->qpn = pkt->bth.dest_qp;
 		b->now = mrc_now();
 	}
 	lockdep_assert_held(&ms->lock);

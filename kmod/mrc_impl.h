@@ -944,14 +944,12 @@ void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q);
  * one) on their way to a connection, its lock held from the first to the
  * last (softirq; on the stack of mrc_udp_rcv())
  * @ms: the connection whose lock is held (and a reference), or NULL
- * @qpn: its QPN
  * @now: the time, taken once when the lock was
  * @drain: a packet reached the engine: drain it before unlocking
  * @q: what to send once the lock is dropped (NACKs, the drain's packets)
  */
 struct mrc_rx_batch {
 	struct mrc_sock *ms;
-	u32 qpn;
 	u64 now;
 	bool drain;
 	struct sk_buff_head q;
@@ -961,7 +959,8 @@ void mrc_rx_batch_init(struct mrc_rx_batch *b);
 void mrc_rx_batch_end(struct net *net, struct mrc_rx_batch *b);
 void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
 		  int poff, u32 ev, u32 rx_flags, struct mrc_rx_batch *b);
-bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn);
+bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn,
+			const struct mrc_rx_batch *b);
 void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt);
 /* What mrc_conn_drain() calls once the engine's events are consumed. */
 #define MRC_WAKE_READ	BIT(0)	/* sk_data_ready: a message was queued */

@@ -301,7 +301,7 @@ static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 		return;
 	}
 	if (pkt.bth.dest_qp != MRC_QPN_EP &&
-	    !mrc_conn_qpn_known(mn, pkt.bth.dest_qp)) {
+	    !mrc_conn_qpn_known(mn, pkt.bth.dest_qp, b)) {
 		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
 		return;
 	}
