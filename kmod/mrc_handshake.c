@@ -518,6 +518,9 @@ void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt 
 		mrc_conn_peer_ports(net, &ip6->saddr, &pkt->ep,
 				    pkt->bth.opcode == MRC_OP_EP_REQ);
 		return;
+	case MRC_EP_EV_PROBE:
+		mrc_ev_probe_rcv(net, skb, pkt, oif);
+		return;
 	default:
 		break;
 	}

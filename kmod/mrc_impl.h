@@ -237,7 +237,8 @@
  * @MRC_CNT_HS_COOKIE_BAD: connect requests whose echoed cookie did not
  *                         verify (forged, or older than two slots)
  * @MRC_CNT_HS_LIMITED:    answers to unproven sources (rejects, cookie
- *                         answers, repeated accepts) not sent:
+ *                         answers, repeated accepts, EV-probe answers) not
+ *                         sent:
  *                         net.mrc.handshake_answer_rate exceeded
  * @MRC_CNT_PTB:           ICMPv6 Packet Too Big reports that lowered a
  *                         connection's MTU (mrc_pmtu.c)
@@ -272,6 +273,8 @@
  *                         message's pages on arrival: holding their skb
  *                         would have taken the message past its charge and
  *                         SO_RCVBUF or the memory limits refused the excess
+ * @MRC_CNT_EV_PROBES_ANSWERED: connectionless EV probes (ERTH op
+ *                         EV_PROBE) of a peer answered (mrc_ev_probe.c)
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -337,6 +340,7 @@ enum mrc_net_counter {
 	MRC_CNT_RX_FLOWCELLS,
 	MRC_CNT_RX_HELD,
 	MRC_CNT_RX_COPIED,
+	MRC_CNT_EV_PROBES_ANSWERED,
 	__MRC_CNT_MAX,
 };
 
@@ -908,6 +912,10 @@ void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 		       u32 evs);
 void mrc_conn_plane_state(struct net *net, u32 id, bool up);
 void mrc_mp_plane_apply(struct mrc_sock *ms, u32 i, u64 now);
+
+/* mrc_ev_probe.c: a spec peer's connectionless EV probes, answered */
+void mrc_ev_probe_rcv(struct net *net, const struct sk_buff *skb,
+		      const struct mrc_pkt *pkt, int oif);
 
 /* mrc_port_status.c: port-status updates sent, retransmitted, applied */
 void mrc_conn_send_port_status(struct mrc_sock *ms, struct sk_buff_head *q);

@@ -76,6 +76,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_RX_FLOWCELLS]	= "RxFlowcells",
 	[MRC_CNT_RX_HELD]	= "RxHeld",
 	[MRC_CNT_RX_COPIED]	= "RxCopied",
+	[MRC_CNT_EV_PROBES_ANSWERED] = "EvProbesAnswered",
 };
 
 /**

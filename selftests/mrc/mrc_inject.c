@@ -68,10 +68,22 @@
  * down) and an answer (EETH), each with a random token in BTH.PSN where a
  * real one carries its connection's. Prints "port status: total N
  * updates N answers N".
+ *
+ *   mrc_inject -E -d ADDR -b SRCADDR [-n COUNT] [-s SEED]
+ *
+ * -E: MRC 1.0 EV probes (ERTH op EV_PROBE, QPN 2, connectionless), as a
+ * spec peer sends them: COUNT requests back to back from SRCADDR port 4791
+ * (where answers are sent), each with its own probe id in BTH.PSN and its
+ * own timestamp; then every answer that arrives until one second passes
+ * without one is checked: an EETH of op EV_PROBE from ADDR whose ICRC is
+ * right for its addresses and ports, echoing the id and the timestamp of a
+ * probe sent and not answered before. Prints "ev probe: sent N answered N
+ * bad N" (bad: anything else that arrived).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,6 +576,99 @@ static int inject_port_status(int fd, unsigned long count)
 	return 0;
 }
 
+/* ---- -E: EV probes, and their answers checked ---- */
+
+/* Is @buf (@len bytes from @from) the answer to an unanswered probe? */
+static int ev_answer_ok(const uint8_t *buf, int len, const struct sockaddr_in6 *from,
+			const struct sockaddr_in6 *dst, const struct sockaddr_in6 *src,
+			const uint16_t *ts, uint8_t *answered, unsigned long count)
+{
+	struct mrc_icrc_ip6 ip;
+	struct mrc_pkt p;
+	unsigned long id;
+
+	if (memcmp(&from->sin6_addr, &dst->sin6_addr, 16))
+		return 0;
+	memcpy(ip.saddr, &from->sin6_addr, 16);
+	memcpy(ip.daddr, &src->sin6_addr, 16);
+	ip.sport = ntohs(from->sin6_port);
+	ip.dport = MRC_UDP_PORT;
+	if (mrc_pkt_decode_ip6(&ip, buf, len, 0, &p) || p.bth.opcode != MRC_OP_EP_RESP ||
+	    p.bth.dest_qp != MRC_QPN_EP || p.ep.kind != MRC_EP_EV_PROBE)
+		return 0;
+	id = p.ep.token;
+	if (id >= count || answered[id] || p.ep.tx_ts != ts[id])
+		return 0;
+	answered[id] = 1;
+	return 1;
+}
+
+static int inject_ev_probes(const struct sockaddr_in6 *dst, const char *src_s,
+			    unsigned long count)
+{
+	struct sockaddr_in6 src = { .sin6_family = AF_INET6,
+				    .sin6_port = htons(MRC_UDP_PORT) };
+	unsigned long i, ok = 0, bad = 0;
+	struct sockaddr_in6 from;
+	uint8_t buf[256], *answered;
+	struct pollfd pfd;
+	struct mrc_pkt p;
+	socklen_t flen;
+	uint16_t *ts;
+	int fd, len;
+
+	if (!src_s || inet_pton(AF_INET6, src_s, &src.sin6_addr) != 1 ||
+	    count > 0x10000)
+		return 2;
+	ts = calloc(count, sizeof(*ts));
+	answered = calloc(count, 1);
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	if (!ts || !answered || fd < 0)
+		return 1;
+	if (bind(fd, (struct sockaddr *)&src, sizeof(src))) {
+		perror("bind");
+		return 1;
+	}
+	memcpy(icrc_ip.saddr, &src.sin6_addr, 16);
+	memcpy(icrc_ip.daddr, &dst->sin6_addr, 16);
+	icrc_ip.sport = MRC_UDP_PORT;
+	icrc_ip.dport = MRC_UDP_PORT;
+	for (i = 0; i < count; i++) {
+		base(&p, MRC_OP_EP_REQ, MRC_QPN_EP);
+		p.ep.kind = MRC_EP_EV_PROBE;
+		p.ep.token = (uint16_t)i;	/* the probe id, in BTH.PSN */
+		p.ep.ftype = MRC_TS_FTYPE;
+		p.ep.tx_ts = ts[i] = (uint16_t)rnd();
+		len = mrc_pkt_encode_ip6(&icrc_ip, &p, buf, sizeof(buf));
+		if (len < 0) {
+			fprintf(stderr, "encode: %d\n", len);
+			return 1;
+		}
+		if (sendto(fd, buf, len, 0, (const struct sockaddr *)dst,
+			   sizeof(*dst)) != len) {
+			perror("sendto");
+			return 1;
+		}
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (poll(&pfd, 1, 1000) > 0) {
+		flen = sizeof(from);
+		len = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
+		if (len < 0)
+			break;
+		if (ev_answer_ok(buf, len, &from, dst, &src, ts, answered, count))
+			ok++;
+		else
+			bad++;
+	}
+	printf("ev probe: sent %lu answered %lu bad %lu\n", count, ok, bad);
+	close(fd);
+	free(ts);
+	free(answered);
+	return 0;
+}
+
 /* ---- -C: connect requests from spoofed sources ---- */
 
 static int connect_packet(uint8_t *buf, unsigned long i, const struct in6_addr *src,
@@ -648,12 +753,12 @@ int main(int argc, char **argv)
 	const char *bind_addr = NULL, *fwd_addr = NULL;
 	uint8_t buf[2048];
 	struct mrc_pkt p;
-	int fd, c, len, k, srh = 0, flood = 0, ports = 0;
+	int fd, c, len, k, srh = 0, flood = 0, ports = 0, evp = 0;
 	unsigned long service = 0;
 	socklen_t slen;
 
 	rs = 12345;
-	while ((c = getopt(argc, argv, "d:q:c:n:b:s:f:p:SCP")) != -1) {
+	while ((c = getopt(argc, argv, "d:q:c:n:b:s:f:p:SCPE")) != -1) {
 		switch (c) {
 		case 'd':
 			if (inet_pton(AF_INET6, optarg, &dst.sin6_addr) != 1)
@@ -668,17 +773,21 @@ int main(int argc, char **argv)
 		case 'S': srh = 1; break;
 		case 'C': flood = 1; break;
 		case 'P': ports = 1; break;
+		case 'E': evp = 1; break;
 		case 'p': service = strtoul(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: mrc_inject -d ADDR -q QPN -c CACK [-n N] [-b SRC]\n"
 				"       mrc_inject -S -d ADDR -q QPN -b SRC -f FWD [-n N]\n"
 				"       mrc_inject -C -d ADDR -b SRCPREFIX -p SERVICE [-n N]\n"
-				"       mrc_inject -P -d ADDR -b SRC [-n N]\n");
+				"       mrc_inject -P -d ADDR -b SRC [-n N]\n"
+				"       mrc_inject -E -d ADDR -b SRC [-n N]\n");
 			return 2;
 		}
 	}
 	if (flood)
 		return inject_connect(&dst.sin6_addr, bind_addr, (uint16_t)service, count);
+	if (evp)
+		return inject_ev_probes(&dst, bind_addr, count);
 	if (!qpn && !ports)
 		return 2;
 	if (srh)

@@ -249,8 +249,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "rx_flowcells",
     "rx_held",
     "rx_copied",
+    "ev_probes_answered",
 };
-static_assert(MRC_STATS_ATTR_RX_COPIED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_EV_PROBES_ANSWERED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -405,6 +405,8 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_RX_COPIED: data packets whose payload was copied into
  *	the message's pages on arrival (holding the skb would have taken the
  *	message past its charge, and SO_RCVBUF or the memory limits refused)
+ * @MRC_STATS_ATTR_EV_PROBES_ANSWERED: connectionless EV probes (ERTH op
+ *	EV_PROBE, MRC 1.0) of a peer answered
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -482,6 +484,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_RX_FLOWCELLS,
 	MRC_STATS_ATTR_RX_HELD,
 	MRC_STATS_ATTR_RX_COPIED,
+	MRC_STATS_ATTR_EV_PROBES_ANSWERED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
