@@ -451,24 +451,43 @@ void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now)
 	mrc_conn_updown(ms, true, 0);
 }
 
+/* Undo mrc_conn_build() of an engine never installed. */
+static void mrc_conn_unbuild(struct mrc_sock *ms, struct mrc_conn *conn)
+{
+	mrc_conn_destroy(conn);
+	kvfree(ms->txm);
+	kvfree(ms->rxm);
+	kvfree(ms->txd);
+	ms->txm = NULL;
+	ms->rxm = NULL;
+	ms->txd = NULL;
+}
+
 /**
- * mrc_conn_start() - mrc_conn_build() and mrc_conn_install() at once, in
- * softirq (the client, on the connect response); connection lock held
+ * mrc_conn_start_client() - the connect response named the peer (its QPN,
+ * connection id, first PSN in the socket): the engine connect() built
+ * gets them and runs (softirq); connection lock held
  * @ms: the socket
  * @now: mrc_now()
  *
- * Return: 0 or -ENOMEM / -EINVAL.
+ * Nothing is allocated here: connect() built the engine and its arrays
+ * where it could sleep (GFP_KERNEL, kvmalloc()), as a listener's child
+ * start work does, so no answer, genuine or forged, makes this softirq
+ * ask for high-order atomic memory.
+ *
+ * Return: 0 or -EINVAL (no engine, or the peer's values out of range).
  */
-int mrc_conn_start(struct mrc_sock *ms, u64 now)
+int mrc_conn_start_client(struct mrc_sock *ms, u64 now)
 {
-	struct mrc_conn *conn;
-	int err;
+	struct mrc_conn *conn = ms->conn_pending;
 
 	lockdep_assert_held(&ms->lock);
-	err = mrc_conn_build(ms, false, &conn);
-	if (!err)
-		mrc_conn_install(ms, conn, now);
-	return err;
+	if (!conn || mrc_conn_set_peer(conn, ms->peer_qpn, ms->peer_conn_id,
+				       ms->peer_init_psn))
+		return -EINVAL;
+	ms->conn_pending = NULL;
+	mrc_conn_install(ms, conn, now);
+	return 0;
 }
 
 /**
@@ -547,7 +566,7 @@ static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 	u32 max, i;
 	int n;
 
-	/* tx_burst is 1 whenever there is no txd (mrc_conn_start()). */
+	/* tx_burst is 1 whenever there is no txd (mrc_conn_build()). */
 	d = ms->txd ?: &one;
 	max = ms->tx_burst;
 	mrc_conn_ids(ms, &ids);
@@ -658,14 +677,16 @@ static void mrc_free_msgs(struct mrc_sock *ms)
 void mrc_conn_teardown(struct mrc_sock *ms)
 {
 	struct mrc_net *mn = mrc_net(sock_net(&ms->sk));
-	struct mrc_conn *conn;
+	struct mrc_conn *conn, *pending;
 	bool was_up;
 
 	spin_lock_bh(&ms->lock);
 	ms->dead = true;
 	conn = ms->conn;
+	pending = ms->conn_pending;
 	was_up = conn && ms->state == MRC_ST_ESTABLISHED;
 	ms->conn = NULL;
+	ms->conn_pending = NULL;
 	mrc_free_msgs(ms);
 	kvfree(ms->txm);
 	kvfree(ms->rxm);
@@ -676,6 +697,7 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 	spin_unlock_bh(&ms->lock);
 	mrc_conn_unhash(mn, ms);
 	hrtimer_cancel(&ms->timer);
+	mrc_conn_destroy(pending);
 	if (conn) {
 		mrc_conn_destroy(conn);
 		mrc_net_count(mn, MRC_CNT_CONN_CLOSED);
@@ -1094,9 +1116,17 @@ int mrc_conn_connect(struct mrc_sock *ms)
 {
 	struct net *net = sock_net(&ms->sk);
 	struct mrc_net *mn = mrc_net(net);
+	struct mrc_conn *conn = NULL;
 	struct sk_buff_head q;
 	int err;
 
+	ms->local_conn_id = get_random_u16() ?: 1;
+	ms->local_init_psn = get_random_u32() & MRC_PSN_MASK;
+	ms->token = get_random_u16();
+	/* The peer's values are placeholders until its answer names them. */
+	ms->peer_qpn = 0;
+	ms->peer_conn_id = 0;
+	ms->peer_init_psn = 0;
 	err = mrc_mp_setup(net, ms, GFP_KERNEL);
 	if (!err)
 		err = mrc_conn_route(net, ms);
@@ -1105,20 +1135,24 @@ int mrc_conn_connect(struct mrc_sock *ms)
 		if (!err)
 			ms->dst_ok = true;
 	}
+	/* The engine, here where we may sleep (mrc_conn_start_client()). */
 	if (!err)
+		err = mrc_conn_build(ms, true, &conn);
+	if (!err) {
 		err = mrc_conn_hash_qpn(mn, ms);
+		if (err)
+			mrc_conn_unbuild(ms, conn);
+	}
 	if (err) {
 		/* Not hashed: nobody else can see the snapshot. */
 		mrc_mp_free(ms->mp);
 		ms->mp = NULL;
 		return err;
 	}
-	ms->local_conn_id = get_random_u16() ?: 1;
-	ms->local_init_psn = get_random_u32() & MRC_PSN_MASK;
-	ms->token = get_random_u16();
 	mrc_conn_read_tclass(ms);
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&ms->lock);
+	ms->conn_pending = conn;
 	WRITE_ONCE(ms->state, MRC_ST_CONNECTING);
 	ms->hs_tries = 1;
 	ms->hs_cookie_qpn = 0;

@@ -426,7 +426,7 @@ static void mrc_hs_resp(struct net *net, const struct in6_addr *saddr,
 	ms->peer_conn_id = c->src_conn;
 	ms->peer_init_psn = c->init_psn;
 	ms->peer_max_msg = c->max_msg_len;
-	err = mrc_conn_start(ms, mrc_now());
+	err = mrc_conn_start_client(ms, mrc_now());
 	if (err) {
 		mrc_sk_fail(ms, -err);
 		goto unlock;

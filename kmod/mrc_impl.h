@@ -63,7 +63,9 @@
  *    The receive path takes at most one connection lock at a time. A
  *    child's start work (mrc_handshake.c, process context) allocates the
  *    child's engine with no lock held (ms->conn stays NULL, so no other
- *    path uses the child's arrays), then takes the listener lock and the
+ *    path uses the child's arrays; a client's connect() does the same
+ *    before its request leaves, mrc_sock.conn_pending), then takes the
+ *    listener lock and the
  *    child lock to install the engine and queue the child. A listener's timer
  *    (mrc_listen_reap_idle()) holds the listener lock and takes each queued
  *    child's lock in turn to read its idle deadline; the children it
@@ -687,6 +689,9 @@ struct mrc_mp {
  *              Packet Too Big allowed: the transmit path fragments larger
  *              ones (cut before it). Written under @lock, read without it
  * @conn:       the protocol engine (established only)
+ * @conn_pending: a client's engine from connect() (built where it may
+ *              sleep) until the connect response names the peer and it
+ *              becomes @conn; @lock once the request is out
  * @timer:      the connection's only timer (handshake, engine deadline)
  * @timer_stall_deferred: the current expiry was late and got a grace period
  * @hs_tries:   connect/close requests sent so far
@@ -802,6 +807,7 @@ struct mrc_sock {
 	u32 peer_max_msg;
 	u32 mtu;
 	struct mrc_conn *conn;
+	struct mrc_conn *conn_pending;
 	struct hrtimer timer;
 	bool timer_stall_deferred;
 	u8 hs_tries;
@@ -935,7 +941,7 @@ int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms);
 int mrc_conn_build(struct mrc_sock *ms, bool may_sleep,
 		   struct mrc_conn **connp);
 void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now);
-int mrc_conn_start(struct mrc_sock *ms, u64 now);
+int mrc_conn_start_client(struct mrc_sock *ms, u64 now);
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);
 struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn);
 int mrc_conn_route(struct net *net, struct mrc_sock *ms);

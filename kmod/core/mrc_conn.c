@@ -161,6 +161,42 @@ int mrc_conn_create(const struct mrc_conn_cfg *cfg, u64 now,
 }
 
 /**
+ * mrc_conn_set_peer() - the peer's identifiers, learnt after creation.
+ * @c: connection that has neither sent nor received anything yet
+ * @peer_qpn: the peer's QPN (BTH.dest_qp of what we send)
+ * @peer_conn_id: the peer's connection id
+ * @peer_init_psn: the first PSN the peer sends
+ *
+ * A client knows these only from the answer to its connect request, which
+ * arrives where the host cannot sleep; creating the engine there would
+ * take its large allocations atomically. The host creates it beforehand,
+ * where it may sleep, with placeholders (any valid values), and fills in
+ * the peer's when the answer comes.
+ *
+ * Return: MRC_OK, or MRC_E_INVAL (a value out of range, or the connection
+ * already moved a packet: its receive window is anchored at the PSN).
+ */
+int mrc_conn_set_peer(struct mrc_conn *c, u32 peer_qpn, u16 peer_conn_id,
+		      u32 peer_init_psn)
+{
+	const struct mrc_conn_stats *st;
+
+	if (!c || peer_qpn > MRC_QPN_MASK || peer_qpn == MRC_QPN_EP ||
+	    peer_init_psn > MRC_PSN_MASK)
+		return MRC_E_INVAL;
+	st = &c->st;
+	if (st->tx_data_pkts || st->tx_sacks || st->tx_nacks || st->tx_probes ||
+	    st->rx_data_pkts || st->rx_sacks || st->rx_nacks || st->rx_probes ||
+	    st->rx_stale || st->rx_proto_err)
+		return MRC_E_INVAL;
+	c->cfg.peer_qpn = peer_qpn;
+	c->cfg.peer_conn_id = peer_conn_id;
+	c->cfg.peer_init_psn = peer_init_psn;
+	c->resp.cack = mrc_psn_add(peer_init_psn, MRC_PSN_MASK);
+	return MRC_OK;
+}
+
+/**
  * mrc_conn_destroy() - free a connection and everything it owns.
  * @conn: connection, or NULL
  */

@@ -716,6 +716,8 @@ int mrc_conn_cfg_check(const struct mrc_conn_cfg *cfg);
 int mrc_conn_create(const struct mrc_conn_cfg *cfg, u64 now,
 		    struct mrc_conn **out);
 void mrc_conn_destroy(struct mrc_conn *conn);
+int mrc_conn_set_peer(struct mrc_conn *c, u32 peer_qpn, u16 peer_conn_id,
+		      u32 peer_init_psn);
 
 int mrc_conn_send(struct mrc_conn *conn, u64 now, u32 len, u32 imm,
 		  u32 flags, u64 cookie, u16 *msn_out);

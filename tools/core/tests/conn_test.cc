@@ -657,3 +657,41 @@ TEST(ConnTest, ConfigValidation) {
 }
 
 }  // namespace
+
+// A client creates its engine before it knows the peer's QPN, connection id
+// and first PSN (the kernel: where it may sleep, before the connect request
+// leaves) and learns them from the answer: mrc_conn_set_peer(). The
+// transfer then works both ways, the peer's first PSN near the wrap.
+TEST(ConnTest, PeerSetAfterCreation) {
+    Pair net;
+    net.cfg[1].local_init_psn = MRC_PSN_MASK - 5;
+    net.cfg[0].peer_init_psn = MRC_PSN_MASK - 5;
+    mrc_conn_cfg placeholder = net.cfg[0];
+    placeholder.peer_qpn = 0x999;
+    placeholder.peer_conn_id = 0;
+    placeholder.peer_init_psn = 0;
+    ASSERT_EQ(mrc_conn_create(&placeholder, net.now, &net.c[0]), MRC_OK);
+    ASSERT_EQ(mrc_conn_create(&net.cfg[1], net.now, &net.c[1]), MRC_OK);
+    EXPECT_EQ(mrc_conn_set_peer(net.c[0], MRC_QPN_MASK + 1, 11, 0), MRC_E_INVAL);
+    EXPECT_EQ(mrc_conn_set_peer(net.c[0], MRC_QPN_EP, 11, 0), MRC_E_INVAL);
+    EXPECT_EQ(mrc_conn_set_peer(net.c[0], 0x100, 11, MRC_PSN_MASK + 1), MRC_E_INVAL);
+    ASSERT_EQ(mrc_conn_set_peer(net.c[0], net.cfg[0].peer_qpn, net.cfg[0].peer_conn_id,
+                                net.cfg[0].peer_init_psn),
+              MRC_OK);
+    auto la = sizes(50, 3, 9000);
+    std::vector<u64> cb;
+    for (u32 len : sizes(20, 4, 3000)) cb.push_back(net.send(1, len));
+    auto ca = transfer(net, 0, la, 200 * kMs);
+    net.run(net.now + 5 * kMs);
+    ASSERT_EQ(ca.size(), la.size());
+    net.check_delivered(1, ca);
+    net.check_delivered(0, cb);
+    for (int i = 0; i < 2; i++) {
+        auto st = net.stats(i);
+        EXPECT_EQ(st.rx_stale, 0u);
+        EXPECT_EQ(st.rx_proto_err, 0u);
+        EXPECT_EQ(st.timeouts, 0u);
+    }
+    // Once packets moved, the receive window is anchored: refused.
+    EXPECT_EQ(mrc_conn_set_peer(net.c[0], 0x100, 11, 0), MRC_E_INVAL);
+}
