@@ -445,6 +445,8 @@ void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now)
 
 	lockdep_assert_held(&ms->lock);
 	ms->conn = conn;
+	/* A new connection's reader is presumed to read (mrc_rcvbuf_grow()). */
+	ms->rx_read_ns = now;
 	WRITE_ONCE(ms->state, MRC_ST_ESTABLISHED);
 	for (i = 0; ms->mp && i < ms->mp->nplanes; i++)
 		mrc_mp_plane_apply(ms, i, now);
@@ -888,6 +890,7 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 	struct sock *sk = &ms->sk;
 	struct mrc_msgbuf *mb, **slot;
 	bool timedout;
+	u32 cwnd;
 
 	switch (ev->type) {
 	case MRC_EVT_MSG_COMPLETED:
@@ -899,6 +902,9 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 		WRITE_ONCE(ms->tx_pending, ms->tx_pending - 1);
 		WRITE_ONCE(sk->sk_wmem_queued, sk->sk_wmem_queued - mb->charge);
 		mrc_mem_uncharge(ms, mb->mem);
+		/* Below the window: the buffer may be what holds it back. */
+		if (mrc_conn_app_limited(ms->conn, &cwnd))
+			mrc_sndbuf_grow(ms, mb->charge);
 		mrc_mb_free(mb);
 		*wake |= MRC_WAKE_WRITE;
 		break;
@@ -1184,10 +1190,11 @@ static void mrc_rx_unfresh(struct mrc_sock *ms, u16 msn)
 
 /*
  * May @skb stay held by @mb for one of its packets (mrc_msg.c)? Within the
- * message's charge, yes; beyond it, if SO_RCVBUF, the global limit and the
- * memory cgroup take the excess, which is then part of the message's
- * charge (*@extra, given back by mrc_rx_unhold() if the engine does not
- * take the packet). Otherwise the packet is copied. Connection lock held.
+ * message's charge, yes; beyond it, if SO_RCVBUF (grown if it may be,
+ * mrc_rcvbuf_grow()), the global limit and the memory cgroup take the
+ * excess, which is then part of the message's charge (*@extra, given
+ * back by mrc_rx_unhold() if the engine does not take the packet).
+ * Otherwise the packet is copied. Connection lock held.
  */
 static bool mrc_rx_try_hold(struct mrc_sock *ms, struct mrc_msgbuf *mb,
 			    const struct sk_buff *skb, u32 *extra)
@@ -1197,8 +1204,9 @@ static bool mrc_rx_try_hold(struct mrc_sock *ms, struct mrc_msgbuf *mb,
 		return false;
 	if (!*extra)
 		return true;
-	if (ms->rx_queued + ms->rx_inprog + *extra >
-	    (u64)READ_ONCE(ms->sk.sk_rcvbuf) ||
+	if ((ms->rx_queued + ms->rx_inprog + *extra >
+	     (u64)READ_ONCE(ms->sk.sk_rcvbuf) &&
+	     !mrc_rcvbuf_grow(ms, ms->rx_queued + ms->rx_inprog + *extra)) ||
 	    !mrc_mem_charge(ms, *extra, SK_MEM_RECV)) {
 		*extra = 0;
 		return false;
@@ -1260,7 +1268,8 @@ static int mrc_rx_prepare(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 		charge = mrc_mb_truesize(len);
 		if (ms->rx_queued + ms->rx_inprog + charge >
 		    (u64)READ_ONCE(sk->sk_rcvbuf) &&
-		    !(d == 0 && !ms->rx_queued))
+		    !(d == 0 && !ms->rx_queued) &&
+		    !mrc_rcvbuf_grow(ms, ms->rx_queued + ms->rx_inprog + charge))
 			return -ENOBUFS;
 		/*
 		 * The global limit and the memory cgroup: as a full buffer,

@@ -277,6 +277,11 @@
  *                         SO_RCVBUF or the memory limits refused the excess
  * @MRC_CNT_EV_PROBES_ANSWERED: connectionless EV probes (ERTH op
  *                         EV_PROBE) of a peer answered (mrc_ev_probe.c)
+ * @MRC_CNT_RCVBUF_GROWN:  receive buffers grown instead of refusing a
+ *                         message (mrc_rcvbuf_grow(), up to net.mrc.rmem[2])
+ * @MRC_CNT_SNDBUF_GROWN:  send buffers grown to twice the congestion window
+ *                         or the message (mrc_sndbuf_grow(), up to
+ *                         net.mrc.wmem[2])
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -343,6 +348,8 @@ enum mrc_net_counter {
 	MRC_CNT_RX_HELD,
 	MRC_CNT_RX_COPIED,
 	MRC_CNT_EV_PROBES_ANSWERED,
+	MRC_CNT_RCVBUF_GROWN,
+	MRC_CNT_SNDBUF_GROWN,
 	__MRC_CNT_MAX,
 };
 
@@ -464,10 +471,6 @@ enum mrc_sock_state {
  * CPUs queue at the same instant (a flowcell is up to 64 KiB).
  */
 #define MRC_UDP_RCVBUF		(4 << 20)
-
-/* Per-socket default buffer sizes when the sysctls are smaller. */
-#define MRC_DEF_SNDBUF		(4 << 20)
-#define MRC_DEF_RCVBUF		(8 << 20)
 
 /**
  * struct mrc_mb_piece - received packets of a message still in their skb
@@ -710,6 +713,7 @@ struct mrc_mp {
  * @rxq:        delivered messages waiting for recvmsg()
  * @rxq_len:    messages in @rxq
  * @rx_queued:  bytes charged for @rxq
+ * @rx_read_ns: when recvmsg() last took a message (mrc_now()); @lock
  * @rx_inprog:  bytes charged for @rxm
  * @dst_cache:  cached route of (plane 0, path 0)
  * @dst_ok:     @dst_cache was initialised
@@ -824,6 +828,7 @@ struct mrc_sock {
 	struct list_head rxq;
 	u32 rxq_len;
 	u64 rx_queued;
+	u64 rx_read_ns;
 	u64 rx_inprog;
 	struct dst_cache dst_cache;
 	bool dst_ok;
@@ -864,6 +869,9 @@ long mrc_mem_pages(void);
 bool mrc_mem_charge(struct mrc_sock *ms, u32 bytes, int kind);
 void mrc_mem_uncharge(struct mrc_sock *ms, u32 bytes);
 void mrc_mem_inherit(struct sock *sk, const struct sock *parent);
+void mrc_mem_buf_defaults(struct sock *sk);
+bool mrc_rcvbuf_grow(struct mrc_sock *ms, u64 need);
+bool mrc_sndbuf_grow(struct mrc_sock *ms, u32 charge);
 void mrc_mem_release(struct sock *sk);
 
 struct mrc_net *mrc_net(const struct net *net);

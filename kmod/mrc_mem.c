@@ -12,6 +12,12 @@
  * a new received message is refused (receiver not ready, the sender backs
  * off) exactly as when SO_RCVBUF is full.
  *
+ * Buffer sizes follow TCP's: a socket starts at net.mrc.rmem[1] and
+ * net.mrc.wmem[1] (within the host's rmem_max and wmem_max), and grows up
+ * to [2] when the buffer, not the application, is what limits it, unless
+ * the application set SO_RCVBUF or SO_SNDBUF itself (mrc_rcvbuf_grow(),
+ * mrc_sndbuf_grow()).
+ *
  * Locking: every charge and uncharge of a socket is made under its
  * connection lock (mrc_sock.lock), which serialises sk_forward_alloc
  * between process context and the receive and timer softirqs; the global
@@ -35,9 +41,18 @@ static DEFINE_PER_CPU(int, mrc_memory_per_cpu_fw_alloc);
  * charged. Sized as udp_mem is (an eighth of the free buffer pages).
  */
 static long mrc_sysctl_mem[3];
-/* The buffer a socket is guaranteed between [1] and [2] (index 0 only). */
-static int mrc_sysctl_rmem[3] = { 64 << 10, 256 << 10, 8 << 20 };
-static int mrc_sysctl_wmem[3] = { 64 << 10, 256 << 10, 4 << 20 };
+/*
+ * net.mrc.rmem and net.mrc.wmem, bytes: [0] what a socket may always
+ * charge, even under pressure; [1] a new socket's buffer (as tcp_rmem[1],
+ * below the default rmem_max and wmem_max of 212992); [2] how far it grows
+ * by itself.
+ */
+static int mrc_sysctl_rmem[3] = { 64 << 10, 128 << 10, 8 << 20 };
+static int mrc_sysctl_wmem[3] = { 64 << 10, 128 << 10, 4 << 20 };
+static int mrc_buf_min = SOCK_MIN_RCVBUF;
+/* A reader that took a message this recently is still reading. */
+#define MRC_RX_READER_NS	(200 * NSEC_PER_MSEC)
+static int mrc_buf_max = INT_MAX / 2;
 
 static struct ctl_table mrc_mem_table[] = {
 	{
@@ -46,6 +61,24 @@ static struct ctl_table mrc_mem_table[] = {
 		.maxlen		= sizeof(mrc_sysctl_mem),
 		.mode		= 0644,
 		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{
+		.procname	= "rmem",
+		.data		= &mrc_sysctl_rmem,
+		.maxlen		= sizeof(mrc_sysctl_rmem),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &mrc_buf_min,
+		.extra2		= &mrc_buf_max,
+	},
+	{
+		.procname	= "wmem",
+		.data		= &mrc_sysctl_wmem,
+		.maxlen		= sizeof(mrc_sysctl_wmem),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &mrc_buf_min,
+		.extra2		= &mrc_buf_max,
 	},
 	{ }
 };
@@ -136,6 +169,91 @@ void mrc_mem_uncharge(struct mrc_sock *ms, u32 bytes)
 {
 	lockdep_assert_held(&ms->lock);
 	sk_mem_uncharge(&ms->sk, bytes);
+}
+
+/**
+ * mrc_mem_buf_defaults() - a new socket's buffers: net.mrc.rmem[1] and
+ * net.mrc.wmem[1]
+ * @sk: the socket
+ */
+void mrc_mem_buf_defaults(struct sock *sk)
+{
+	WRITE_ONCE(sk->sk_rcvbuf, READ_ONCE(mrc_sysctl_rmem[1]));
+	WRITE_ONCE(sk->sk_sndbuf, READ_ONCE(mrc_sysctl_wmem[1]));
+}
+
+/**
+ * mrc_rcvbuf_grow() - SO_RCVBUF refused a new message: grow it instead?
+ * @ms: the socket; connection lock held
+ * @need: bytes the buffer must hold with the message (queued, in
+ *	progress and its charge)
+ *
+ * As TCP's receive autotuning: only when the application did not set
+ * SO_RCVBUF, up to net.mrc.rmem[2], and only while the application reads:
+ * the messages it has not read yet weigh no more than those still
+ * arriving, or it took one within MRC_RX_READER_NS (a reader the
+ * scheduler kept away for a moment is still a reader; under an emulated
+ * CPU that is milliseconds). Then the window of messages in progress, not
+ * a reader that stopped, filled the buffer, and refusing would only cost
+ * the sender a receiver-not-ready back-off. A reader that sleeps longer
+ * gets the refusal. The buffer at least doubles, so a connection reaches
+ * its size in a few steps.
+ *
+ * Return: true if the buffer now holds @need.
+ */
+bool mrc_rcvbuf_grow(struct mrc_sock *ms, u64 need)
+{
+	struct sock *sk = &ms->sk;
+	u64 max = READ_ONCE(mrc_sysctl_rmem[2]);
+	u64 cur = READ_ONCE(sk->sk_rcvbuf);
+
+	lockdep_assert_held(&ms->lock);
+	if ((sk->sk_userlocks & SOCK_RCVBUF_LOCK) || need > max)
+		return false;
+	if (ms->rx_queued > ms->rx_inprog &&
+	    mrc_now() - ms->rx_read_ns > MRC_RX_READER_NS)
+		return false;
+	WRITE_ONCE(sk->sk_rcvbuf, (int)min(max(cur * 2, need), max));
+	mrc_net_count(mrc_net(sock_net(sk)), MRC_CNT_RCVBUF_GROWN);
+	return true;
+}
+
+/**
+ * mrc_sndbuf_grow() - SO_SNDBUF is full: grow it to what the connection
+ * can have in flight?
+ * @ms: the socket; connection lock held, engine present
+ * @charge: the charge of the message waiting to be queued
+ *
+ * As TCP's tcp_sndbuf_expand(): twice the congestion window, so that a
+ * window's worth is queued behind the one in flight; and twice the
+ * message, so that one is queued while the previous one is in flight (a
+ * message larger than the buffer otherwise goes alone, the pipe idle
+ * between two). At most net.mrc.wmem[2], only when the application did
+ * not set SO_SNDBUF. Asked by sendmsg() when the buffer is full, and as
+ * each message completes while the sender is below its window (an
+ * application that polls for room never calls sendmsg() on a full buffer:
+ * TCP's tcp_new_space() grows it there too).
+ *
+ * Return: true if the buffer grew.
+ */
+bool mrc_sndbuf_grow(struct mrc_sock *ms, u32 charge)
+{
+	struct sock *sk = &ms->sk;
+	u64 max = READ_ONCE(mrc_sysctl_wmem[2]);
+	u64 cur = READ_ONCE(sk->sk_sndbuf);
+	u32 cwnd;
+	u64 want;
+
+	lockdep_assert_held(&ms->lock);
+	if ((sk->sk_userlocks & SOCK_SNDBUF_LOCK) || cur >= max || !ms->conn)
+		return false;
+	mrc_conn_app_limited(ms->conn, &cwnd);
+	want = min_t(u64, 2ull * max(cwnd, charge), max);
+	if (want <= cur)
+		return false;
+	WRITE_ONCE(sk->sk_sndbuf, (int)want);
+	mrc_net_count(mrc_net(sock_net(sk)), MRC_CNT_SNDBUF_GROWN);
+	return true;
 }
 
 /**

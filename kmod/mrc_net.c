@@ -77,6 +77,8 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_RX_HELD]	= "RxHeld",
 	[MRC_CNT_RX_COPIED]	= "RxCopied",
 	[MRC_CNT_EV_PROBES_ANSWERED] = "EvProbesAnswered",
+	[MRC_CNT_RCVBUF_GROWN]	= "RcvbufGrown",
+	[MRC_CNT_SNDBUF_GROWN]	= "SndbufGrown",
 };
 
 /**

@@ -538,7 +538,8 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = mrc_send_state(ms);
 		if (!err && len > ms->peer_max_msg)
 			err = -EMSGSIZE;
-		room = !err && (mrc_can_send(ms) || !ms->tx_pending) &&
+		room = !err && (mrc_can_send(ms) || !ms->tx_pending ||
+				(mrc_sndbuf_grow(ms, mb->charge) && mrc_can_send(ms))) &&
 		       mrc_conn_tx_msgs_free(ms->conn);
 		if (room && !mrc_mem_charge(ms, mb->charge, SK_MEM_SEND)) {
 			/*
@@ -625,6 +626,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			list_del_init(&mb->node);
 			WRITE_ONCE(ms->rxq_len, ms->rxq_len - 1);
 			ms->rx_queued -= mb->charge;
+			ms->rx_read_ns = mrc_now();
 			mrc_mem_uncharge(ms, mb->mem);
 		}
 		if (!mb) {
@@ -1081,8 +1083,7 @@ static void mrc_sock_setup(struct sock *sk)
 {
 	sk->sk_protocol = MRC_PROTO_DEFAULT;
 	sk->sk_destruct = mrc_sk_destruct;
-	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf, MRC_DEF_SNDBUF);
-	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, MRC_DEF_RCVBUF);
+	mrc_mem_buf_defaults(sk);
 	/* Receive-path lookups walk the hashes under RCU only. */
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	/*
@@ -1146,6 +1147,9 @@ struct sock *mrc_sock_alloc_child(struct sock *parent, gfp_t gfp)
 	mrc_sock_setup(sk);
 	sk->sk_sndbuf = READ_ONCE(parent->sk_sndbuf);
 	sk->sk_rcvbuf = READ_ONCE(parent->sk_rcvbuf);
+	/* Buffers the application set are not grown for the child either. */
+	sk->sk_userlocks = parent->sk_userlocks &
+			   (SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK);
 	sk->sk_rcvtimeo = READ_ONCE(parent->sk_rcvtimeo);
 	sk->sk_sndtimeo = READ_ONCE(parent->sk_sndtimeo);
 	/* The egress policy of the listener applies to its connections. */

@@ -620,6 +620,27 @@ void mrc_conn_get_stats(const struct mrc_conn *conn, struct mrc_conn_stats *st)
 }
 
 /**
+ * mrc_conn_app_limited() - is the sender below its congestion window?
+ * @conn: connection
+ * @cwnd: out: the congestion window in bytes (after receiver penalty)
+ *
+ * A cheap question for the host's buffer sizing, asked as messages
+ * complete: a sender with room for another full packet in its congestion
+ * window and in the receiver's window (MPR) is held back by what it was
+ * given to send, not by the network or the receiver.
+ *
+ * Return: true if both windows would let more go now.
+ */
+bool mrc_conn_app_limited(const struct mrc_conn *conn, u32 *cwnd)
+{
+	const struct mrc_req *r = &conn->req;
+
+	*cwnd = mrc_cc_cwnd(&conn->cc);
+	return (u64)r->inflight_bytes + conn->cfg.mtu <= *cwnd &&
+	       mrc_psn_diff(r->snd_nxt, r->snd_una) + 1 < (s32)r->send_wnd;
+}
+
+/**
  * mrc_conn_rx_drop_counts() - the two receive-drop counters alone.
  * @conn: connection
  * @oor: out: data packets outside the receive window

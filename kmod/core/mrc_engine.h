@@ -741,6 +741,7 @@ int mrc_conn_ev_set_denied(struct mrc_conn *conn, u64 now, u16 index,
 bool mrc_conn_failed(const struct mrc_conn *conn);
 bool mrc_conn_tx_recent(const struct mrc_conn *conn, u32 psn);
 u32 mrc_conn_tx_msgs_free(const struct mrc_conn *conn);
+bool mrc_conn_app_limited(const struct mrc_conn *conn, u32 *cwnd);
 void mrc_conn_get_stats(const struct mrc_conn *conn,
 			struct mrc_conn_stats *st);
 

@@ -384,9 +384,11 @@ TEST_F(conn, close_delivers_queued_messages)
 {
 	const size_t sz = 256 << 10;
 	unsigned char *tx = malloc(sz), *rx = malloc(sz);
-	int i;
+	int i, big = 2 << 20;
 
 	ASSERT_TRUE(tx && rx);
+	/* All four queued at once, the peer not reading: room for them. */
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)));
 	for (i = 0; i < 4; i++) {
 		fill(tx, sz, 100 + i);
 		ASSERT_EQ((ssize_t)sz, send(self->cfd, tx, sz, 0));

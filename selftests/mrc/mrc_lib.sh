@@ -85,7 +85,22 @@ veth_pair() {
 	for a in $addrb; do
 		ip -n "$nsb" addr add "$a" dev "$devb" nodad || return 1
 	done
-	ip -n "$nsa" link set dev "$deva" up && ip -n "$nsb" link set dev "$devb" up
+	ip -n "$nsa" link set dev "$deva" up && ip -n "$nsb" link set dev "$devb" up ||
+		return 1
+	# Until link watch has seen the carrier (up to a second later), the
+	# devices' qdisc is noop and drops every packet: wait for it.
+	link_wait_up "$nsa" "$deva" && link_wait_up "$nsb" "$devb"
+}
+
+# link_wait_up NETNS DEV: until DEV's operational state is up (link watch
+# ran), at most 3 s (1 if it never is)
+link_wait_up() {
+	local i
+	for ((i = 0; i < 30; i++)); do
+		[ "$(ip netns exec "$1" cat "/sys/class/net/$2/operstate")" = up ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # snmp6_counter NAME NETNS: one value of the namespace's /proc/net/snmp6

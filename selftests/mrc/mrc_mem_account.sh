@@ -7,7 +7,10 @@
 #    stop reading for 6 s pin their buffers; the cgroup's "sock" memory
 #    (memory.stat) and the protocol's page count (MemPages in
 #    /proc/net/mrc) show it (at least 18 MiB together: each server holds
-#    up to SO_RCVBUF, each client up to SO_SNDBUF). Once the readers
+#    up to SO_RCVBUF, each client up to SO_SNDBUF; net.mrc.rmem and wmem
+#    set so that new sockets start at 8 and 4 MiB: a reader that never
+#    reads would not let its buffer grow from the 128 KiB default). Once
+#    the readers
 #    resume, every transfer completes intact, and after close both return
 #    to zero (no charge leaks).
 #  - With a global limit of 8 MiB (net.mrc.mem), a stalled pair stays
@@ -22,13 +25,19 @@ cg=/sys/fs/cgroup
 grp=$cg/mrcmem
 mounted=0
 mem_saved=$(sysctl -n net.mrc.mem 2>/dev/null)
+rmem_saved=$(sysctl -n net.mrc.rmem 2>/dev/null)
+wmem_saved=$(sysctl -n net.mrc.wmem 2>/dev/null)
 
 mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 [ -n "$mem_saved" ] || { log "net.mrc.mem missing"; exit $ksft_fail; }
+[ -n "$rmem_saved" ] && [ -n "$wmem_saved" ] ||
+	{ log "net.mrc.rmem or wmem missing"; exit $ksft_fail; }
 
 cleanup() {
 	pkill -f "mrc_xfer .*-p 75" 2>/dev/null
 	sysctl -q -w net.mrc.mem="$mem_saved"
+	sysctl -q -w net.mrc.rmem="$rmem_saved"
+	sysctl -q -w net.mrc.wmem="$wmem_saved"
 	[ -d "$grp" ] && rmdir "$grp" 2>/dev/null
 	((mounted)) && umount "$cg"
 	rm -rf "$out"
@@ -88,6 +97,8 @@ wait_pages_zero() {
 }
 
 # --- memory cgroup ---------------------------------------------------------
+sysctl -q -w net.mrc.rmem="65536 8388608 8388608" || exit $ksft_fail
+sysctl -q -w net.mrc.wmem="65536 4194304 4194304" || exit $ksft_fail
 s0=$(sock_bytes)
 for i in 1 2 3; do
 	pair cg$i $((7500 + i)) 60 4194304 in_cgroup

@@ -28,6 +28,8 @@
  * --linger SECS: after the transfer, keep the connection open SECS seconds
  * (still writing --info-file), e.g. to watch probes restore EVs.
  * --plane-mask MASK: MRC_PLANE_MASK before connect()/listen().
+ * Prints "bufs start rcv R snd S" (SO_RCVBUF, SO_SNDBUF of the new socket)
+ * and, after the transfer, "bufs end rcv R snd S" of the connected one.
  * --rcvbuf BYTES: SO_RCVBUF before connect()/listen() (an accepted
  *   connection inherits the listener's), e.g. to make a stalled reader
  *   refuse data sooner.
@@ -304,6 +306,18 @@ static int print_info(int fd, unsigned long sent)
 	return 0;
 }
 
+/* "bufs WHEN rcv R snd S": the socket's SO_RCVBUF and SO_SNDBUF. */
+static void print_bufs(int fd, const char *when)
+{
+	int rcv = -1, snd = -1;
+	socklen_t l = sizeof(rcv);
+
+	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, &l);
+	l = sizeof(snd);
+	getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, &l);
+	printf("bufs %s rcv %d snd %d\n", when, rcv, snd);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -405,6 +419,7 @@ int main(int argc, char **argv)
 		perror("MRC_PROFILE");
 		return 1;
 	}
+	print_bufs(fd, "start");
 	if (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
 		perror("SO_RCVBUF");
 		return 1;
@@ -532,6 +547,7 @@ int main(int argc, char **argv)
 	sha_hex(&hr, hex);
 	printf("rx %s %lu %zu\n", hex, rcvd, rbytes);
 	printf("rate %.1f Mbit/s (%.2f s)\n", (sbytes + rbytes) * 8 / dt / 1e6, dt);
+	print_bufs(fd, "end");
 	fflush(stdout);
 	if (info && print_info(fd, sent))
 		return 1;

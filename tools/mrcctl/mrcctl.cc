@@ -250,8 +250,10 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "rx_held",
     "rx_copied",
     "ev_probes_answered",
+    "rcvbuf_grown",
+    "sndbuf_grown",
 };
-static_assert(MRC_STATS_ATTR_EV_PROBES_ANSWERED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_SNDBUF_GROWN == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -407,6 +407,10 @@ enum mrc_cc_attr {
  *	message past its charge, and SO_RCVBUF or the memory limits refused)
  * @MRC_STATS_ATTR_EV_PROBES_ANSWERED: connectionless EV probes (ERTH op
  *	EV_PROBE, MRC 1.0) of a peer answered
+ * @MRC_STATS_ATTR_RCVBUF_GROWN: receive buffers grown instead of refusing
+ *	a message (up to net.mrc.rmem[2], SO_RCVBUF not set)
+ * @MRC_STATS_ATTR_SNDBUF_GROWN: send buffers grown to twice the congestion
+ *	window or the message (up to net.mrc.wmem[2], SO_SNDBUF not set)
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -485,6 +489,8 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_RX_HELD,
 	MRC_STATS_ATTR_RX_COPIED,
 	MRC_STATS_ATTR_EV_PROBES_ANSWERED,
+	MRC_STATS_ATTR_RCVBUF_GROWN,
+	MRC_STATS_ATTR_SNDBUF_GROWN,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,

@@ -695,3 +695,24 @@ TEST(ConnTest, PeerSetAfterCreation) {
     // Once packets moved, the receive window is anchored: refused.
     EXPECT_EQ(mrc_conn_set_peer(net.c[0], 0x100, 11, 0), MRC_E_INVAL);
 }
+
+// mrc_conn_app_limited(): a connection with nothing in flight is below its
+// window (the host grows SO_SNDBUF then); with a window's worth sent and
+// unacknowledged it is not.
+TEST(ConnTest, AppLimitedReportsWindow) {
+    Pair net;
+    net.create();
+    u32 cwnd = 0;
+    EXPECT_TRUE(mrc_conn_app_limited(net.c[0], &cwnd));
+    EXPECT_GT(cwnd, 0u);
+    for (int i = 0; i < 64; i++) ASSERT_NE(net.send(0, 64 * 1024), 0u);
+    mrc_tx_desc d;
+    while (mrc_conn_poll_tx(net.c[0], net.now, &d) == MRC_OK) {
+    }
+    u32 cwnd2 = 0;
+    auto st = net.stats(0);
+    EXPECT_FALSE(mrc_conn_app_limited(net.c[0], &cwnd2))
+        << "inflight " << st.inflight_bytes << " pkts " << st.inflight_pkts << " cwnd "
+        << st.cwnd_bytes << " wnd " << st.send_window;
+    EXPECT_EQ(cwnd2, cwnd);
+}
