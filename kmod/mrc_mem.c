@@ -50,9 +50,10 @@ static long mrc_sysctl_mem[3];
 static int mrc_sysctl_rmem[3] = { 64 << 10, 128 << 10, 8 << 20 };
 static int mrc_sysctl_wmem[3] = { 64 << 10, 128 << 10, 4 << 20 };
 static int mrc_buf_min = SOCK_MIN_RCVBUF;
+static int mrc_buf_max = INT_MAX / 2;
+
 /* A reader that took a message this recently is still reading. */
 #define MRC_RX_READER_NS	(200 * NSEC_PER_MSEC)
-static int mrc_buf_max = INT_MAX / 2;
 
 static struct ctl_table mrc_mem_table[] = {
 	{
@@ -204,16 +205,16 @@ void mrc_mem_buf_defaults(struct sock *sk)
 bool mrc_rcvbuf_grow(struct mrc_sock *ms, u64 need)
 {
 	struct sock *sk = &ms->sk;
-	u64 max = READ_ONCE(mrc_sysctl_rmem[2]);
+	u64 lim = READ_ONCE(mrc_sysctl_rmem[2]);
 	u64 cur = READ_ONCE(sk->sk_rcvbuf);
 
 	lockdep_assert_held(&ms->lock);
-	if ((sk->sk_userlocks & SOCK_RCVBUF_LOCK) || need > max)
+	if ((sk->sk_userlocks & SOCK_RCVBUF_LOCK) || need > lim)
 		return false;
 	if (ms->rx_queued > ms->rx_inprog &&
 	    mrc_now() - ms->rx_read_ns > MRC_RX_READER_NS)
 		return false;
-	WRITE_ONCE(sk->sk_rcvbuf, (int)min(max(cur * 2, need), max));
+	WRITE_ONCE(sk->sk_rcvbuf, (int)min(max(cur * 2, need), lim));
 	mrc_net_count(mrc_net(sock_net(sk)), MRC_CNT_RCVBUF_GROWN);
 	return true;
 }
@@ -239,16 +240,16 @@ bool mrc_rcvbuf_grow(struct mrc_sock *ms, u64 need)
 bool mrc_sndbuf_grow(struct mrc_sock *ms, u32 charge)
 {
 	struct sock *sk = &ms->sk;
-	u64 max = READ_ONCE(mrc_sysctl_wmem[2]);
+	u64 lim = READ_ONCE(mrc_sysctl_wmem[2]);
 	u64 cur = READ_ONCE(sk->sk_sndbuf);
 	u32 cwnd;
 	u64 want;
 
 	lockdep_assert_held(&ms->lock);
-	if ((sk->sk_userlocks & SOCK_SNDBUF_LOCK) || cur >= max || !ms->conn)
+	if ((sk->sk_userlocks & SOCK_SNDBUF_LOCK) || cur >= lim || !ms->conn)
 		return false;
 	mrc_conn_app_limited(ms->conn, &cwnd);
-	want = min_t(u64, 2ull * max(cwnd, charge), max);
+	want = min_t(u64, 2ull * max(cwnd, charge), lim);
 	if (want <= cur)
 		return false;
 	WRITE_ONCE(sk->sk_sndbuf, (int)want);

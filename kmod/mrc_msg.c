@@ -286,10 +286,10 @@ static int mrc_mb_pages_to_iter(const struct mrc_msgbuf *mb, u32 off, u32 len,
 static int mrc_mb_piece_cmp(void *priv, const struct list_head *a,
 			    const struct list_head *b)
 {
-	u32 ma = list_entry(a, struct mrc_mb_piece, node)->moff;
-	u32 mb = list_entry(b, struct mrc_mb_piece, node)->moff;
+	u32 oa = list_entry(a, struct mrc_mb_piece, node)->moff;
+	u32 ob = list_entry(b, struct mrc_mb_piece, node)->moff;
 
-	return ma > mb;
+	return oa > ob;
 }
 
 /**
