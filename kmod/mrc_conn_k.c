@@ -333,6 +333,20 @@ void mrc_arm(struct mrc_sock *ms, u64 when)
 	hrtimer_start(&ms->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
+/*
+ * The message tables and the flowcell descriptors mrc_conn_build()
+ * allocated: freed on a failed build, an unbuild and a teardown alike.
+ */
+static void mrc_conn_free_arrays(struct mrc_sock *ms)
+{
+	kvfree(ms->txm);
+	kvfree(ms->rxm);
+	kvfree(ms->txd);
+	ms->txm = NULL;
+	ms->rxm = NULL;
+	ms->txd = NULL;
+}
+
 /**
  * mrc_conn_build() - allocate the engine of a connection whose handshake
  * fields are all known, and its host-side arrays
@@ -420,12 +434,7 @@ int mrc_conn_build(struct mrc_sock *ms, bool may_sleep,
 nomem:
 	rc = -ENOMEM;
 free:
-	kvfree(ms->txm);
-	kvfree(ms->rxm);
-	kvfree(ms->txd);
-	ms->txm = NULL;
-	ms->rxm = NULL;
-	ms->txd = NULL;
+	mrc_conn_free_arrays(ms);
 	return rc;
 }
 
@@ -457,12 +466,7 @@ void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now)
 static void mrc_conn_unbuild(struct mrc_sock *ms, struct mrc_conn *conn)
 {
 	mrc_conn_destroy(conn);
-	kvfree(ms->txm);
-	kvfree(ms->rxm);
-	kvfree(ms->txd);
-	ms->txm = NULL;
-	ms->rxm = NULL;
-	ms->txd = NULL;
+	mrc_conn_free_arrays(ms);
 }
 
 /**
@@ -690,12 +694,7 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 	ms->conn = NULL;
 	ms->conn_pending = NULL;
 	mrc_free_msgs(ms);
-	kvfree(ms->txm);
-	kvfree(ms->rxm);
-	kvfree(ms->txd);
-	ms->txm = NULL;
-	ms->rxm = NULL;
-	ms->txd = NULL;
+	mrc_conn_free_arrays(ms);
 	spin_unlock_bh(&ms->lock);
 	mrc_conn_unhash(mn, ms);
 	hrtimer_cancel(&ms->timer);
