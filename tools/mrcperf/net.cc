@@ -358,10 +358,15 @@ void MsgConn::WriteInfo(JsonWriter& w) const {
             w.Field("state", mi.mi_state);
             w.Field("state_name", std::string(mrc_state_name(mi.mi_state)));
             w.Field("srtt_us", static_cast<double>(mi.mi_srtt_ns) / 1000.0);
+            w.Field("min_rtt_us", static_cast<double>(mi.mi_min_rtt_ns) / 1000.0);
+            w.Field("cwnd", mi.mi_cwnd);
+            w.Field("lost_inferred", static_cast<uint64_t>(mi.mi_lost_inferred));
+            w.Field("spurious_timeouts", static_cast<uint64_t>(mi.mi_spurious_timeouts));
             w.Field("retransmits", static_cast<uint64_t>(mi.mi_retransmits));
             w.Field("timeouts", static_cast<uint64_t>(mi.mi_timeouts));
             w.Field("tx_pkts", static_cast<uint64_t>(mi.mi_tx_pkts));
             w.Field("ev_good", mi.mi_ev_good);
+            w.Field("ev_skip", mi.mi_ev_skip);
             w.Field("ev_bad", mi.mi_ev_bad);
             w.Key("planes").BeginArray();
             for (uint32_t p = 0; p < std::min<uint32_t>(mi.mi_n_planes, MRC_INFO_PLANES); ++p) {
