@@ -1058,6 +1058,7 @@ static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
 		if (ms->room_deadline && now >= ms->room_deadline) {
 			/* The local queues had time to drain: send again. */
 			ms->room_deadline = 0;
+			ms->room_closed = 0;
 			mrc_conn_set_tx_room(ms->conn, ~0u);
 		}
 		mrc_conn_on_timer(ms->conn, now);
@@ -1081,18 +1082,23 @@ out:
  * @ms: the connection
  * @d: the refused packets (PSN, EV, engine plane)
  * @n: how many
- * @q: what the engine sends instead (retransmissions on planes with room)
+ * @q: what the engine sends instead (retransmissions on planes with room),
+ *	or NULL: nothing now, the timer sends when the planes reopen
  *
  * Called without the connection lock, bottom halves disabled. Each packet
  * is lost at once for the engine (no timeout, no EV penalty, the window
  * shrinks by it) and its plane gets no new packets for
  * MRC_K_ROOM_BACKOFF_NS, after which the timer opens every plane again.
+ * A plane stays closed until then whatever later batches name: were it
+ * reopened by the next report, the engine would resend on it, the caller
+ * would report those as refused again, and so on, in softirq, for as long
+ * as the qdisc stays full.
  */
 void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
 			  u32 n, struct sk_buff_head *q)
 {
-	u32 i, room = ~0u;
 	u64 now;
+	u32 i;
 
 	spin_lock(&ms->lock);
 	if (ms->dead || !ms->conn || ms->state != MRC_ST_ESTABLISHED)
@@ -1101,11 +1107,14 @@ void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
 	for (i = 0; i < n; i++) {
 		mrc_conn_tx_dropped(ms->conn, now, d[i].psn, d[i].ev);
 		if (d[i].plane < 32)
-			room &= ~BIT(d[i].plane);
+			ms->room_closed |= BIT(d[i].plane);
 	}
-	mrc_conn_set_tx_room(ms->conn, room);
+	mrc_conn_set_tx_room(ms->conn, ~ms->room_closed);
 	ms->room_deadline = now + MRC_K_ROOM_BACKOFF_NS;
-	mrc_conn_drain(ms, now, q);
+	if (q)
+		mrc_conn_drain(ms, now, q);
+	else
+		mrc_arm(ms, mrc_conn_deadline(ms));
 out:
 	spin_unlock(&ms->lock);
 }

@@ -667,6 +667,9 @@ struct mrc_mp {
  *              unacknowledged: they fail (ECONNRESET) if still pending then
  * @room_deadline: a local queue refused packets (mrc_conn_local_drops()):
  *              the planes it closed in the engine reopen at this time
+ * @room_closed: the planes closed until @room_deadline (bit p: plane p),
+ *              every one refused since, not only the last batch's: a
+ *              plane reopened early is refused again at once
  * @idle_deadline: child: aborted by its listener at this time if still
  *              queued, unless a message was delivered first (0: no
  *              deadline); read by the listener's timer under both locks
@@ -792,6 +795,7 @@ struct mrc_sock {
 	u64 linger_deadline;
 	u64 reset_deadline;
 	u64 room_deadline;
+	u32 room_closed;
 	u64 idle_deadline;
 	u8 ps_tries;
 	u16 ps_tx_ts;

@@ -811,8 +811,13 @@ again:
 				drops[ndrops].plane = plane;
 				if (++ndrops < MRC_LOCAL_DROPS_MAX)
 					continue;
-				/* Batch full: report; resends go to the tail. */
-				mrc_conn_local_drops(ms, drops, ndrops, &rq);
+				/*
+				 * Batch full: report; resends go to the tail,
+				 * within the same budget of rounds as below.
+				 */
+				mrc_conn_local_drops(ms, drops, ndrops,
+						     rounds++ < MRC_LOCAL_DROP_ROUNDS ?
+						     &rq : NULL);
 				skb_queue_splice_tail_init(&rq, q);
 				ndrops = 0;
 			}
@@ -833,6 +838,9 @@ again:
 		mrc_conn_local_drops(ms, drops, ndrops, q);
 		goto again;
 	}
+	/* Out of rounds: the engine learns, the timer resends. */
+	if (ndrops)
+		mrc_conn_local_drops(ms, drops, ndrops, NULL);
 	local_bh_enable();
 }
 
