@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Local drops on several planes at once: every host uplink of the fabric
-# (2 hosts x 4 planes) is shaped by a tbf whose queue (about 60 KB) is far
-# below what the connection keeps in flight (a fixed window of 512 KiB), so
-# every plane's queue refuses packets all along, and a SACK's drain meets
-# full queues on several planes in one mrc_xmit_queue() call.
+# (2 hosts x 4 planes) is shaped by the bench's shaped-cell tbf (about
+# 157 KB of queue each), and the connection keeps a fixed window of 512 KiB
+# in flight, which never shrinks for a refusal. Flowcells land on the
+# planes unevenly (one queue full while another is empty), so every
+# plane's queue refuses packets now and then, and a SACK's drain meets full
+# queues on several planes in one mrc_xmit_queue() call.
 #
 # A refused packet is reported to the engine, which resends it at once on a
 # plane with room; the reported planes are closed for a while. Before, each
