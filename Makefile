@@ -7,7 +7,8 @@
 #   make check      build + ctest + packages + VM selftests on 6.1 and 6.12 + rig
 #                   self-check (the CI command)
 #   make check-debug  the VM selftests and a kmemleak scan on a 6.1 kernel built
-#                   with KASAN, lockdep, kmemleak, UBSAN (not in CI: hours)
+#                   with KASAN, lockdep, kmemleak, UBSAN (not in CI: hours);
+#                   T='mrc_a.sh mrc_b.sh' runs those tests only
 #   make demo       boot the VM and show what works today
 #   make vm-test T=NAME        run one selftest of the mrc collection in the VM
 #   make vm-run CMD='...'      run a command in the VM with mrc.ko loaded
@@ -131,7 +132,7 @@ check: all
 check-debug:
 	bash scripts/debug/build-kernel.sh
 	$(MAKE) KERNEL=debug all
-	bash scripts/debug/check.sh
+	bash scripts/debug/check.sh $(T)
 
 demo: all
 	bash scripts/demo.sh

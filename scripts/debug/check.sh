@@ -7,6 +7,10 @@
 # test and on any report in the guest log: KASAN, lockdep, UBSAN, debug
 # objects, reference trackers, kmemleak's "unreferenced object", or any
 # other BUG/WARNING/Call Trace (scripts/vm/run.sh judges the log).
+#
+# Arguments, if any, name the tests to run instead of the whole collection
+# (make check-debug T="mrc_pmtu.sh mrc_orphans.sh"): a failure found by a
+# full run can be rerun alone, with the same timeouts and kmemleak scan.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,7 +29,7 @@ echo clear >$kml
 cp -a /mrc/build/ksft /tmp/ksft
 t=$(sed -n 's/^timeout=//p' /tmp/ksft/mrc/settings)
 sed -i "s/^timeout=.*/timeout=$((3 * t))/" /tmp/ksft/mrc/settings
-cd /tmp/ksft && ./run_kselftest.sh
+cd /tmp/ksft && ./run_kselftest.sh $sel
 rc=$?
 # An object must stay unreferenced across scans older than its minimum age
 # (5 s) before kmemleak reports it; RCU frees must have run.
@@ -42,6 +46,12 @@ grep -q '^debug_locks: *1' /proc/lockdep_stats 2>/dev/null ||
 exit $rc
 EOT
 )
+sel=
+for t in "$@"; do
+	[[ $t =~ ^mrc_[a-z0-9_]+\.sh$ ]] || { echo "check-debug: not a test name: $t" >&2; exit 2; }
+	sel="$sel -t mrc:$t"
+done
+job="sel='$sel'"$'\n'"$job"
 start=$(date +%s)
 set +e
 bash "$top/scripts/vm/run.sh" --name debug-selftests --timeout 14400 -- "$job"
