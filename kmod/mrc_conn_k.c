@@ -1120,6 +1120,40 @@ out:
 }
 
 /**
+ * mrc_conn_local_congestion() - tell the engine a local queue took data
+ * packets while dropping others (NET_XMIT_CN)
+ * @ms: the connection
+ * @pkts: MRC packets it took in those skbs
+ * @bytes: their bytes
+ * @planes: the engine planes whose queues answered so (bit p: plane p)
+ *
+ * Called without the connection lock, bottom halves disabled, once per
+ * mrc_xmit_queue() call that met the signal: the window shrinks by
+ * @bytes (mrc_conn_tx_congested()) and, as for a refusal, those planes
+ * get no new packets for MRC_K_ROOM_BACKOFF_NS, the time the queue needs
+ * to drain what it holds instead of dropping more.
+ */
+void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
+			       u32 planes)
+{
+	u64 now;
+
+	spin_lock(&ms->lock);
+	if (ms->dead || !ms->conn || ms->state != MRC_ST_ESTABLISHED)
+		goto out;
+	now = mrc_now();
+	if (mrc_conn_tx_congested(ms->conn, now, bytes) != MRC_OK)
+		goto out;
+	mrc_net_add(mrc_net(sock_net(&ms->sk)), MRC_CNT_TX_LOCAL_CN, pkts);
+	ms->room_closed |= planes;
+	mrc_conn_set_tx_room(ms->conn, ~ms->room_closed);
+	ms->room_deadline = now + MRC_K_ROOM_BACKOFF_NS;
+	mrc_arm(ms, mrc_conn_deadline(ms));
+out:
+	spin_unlock(&ms->lock);
+}
+
+/**
  * mrc_conn_connect() - start the handshake of a socket whose peer, local
  * address and QPN are set; socket lock held, process context
  * @ms: the socket

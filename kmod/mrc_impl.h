@@ -282,6 +282,9 @@
  * @MRC_CNT_SNDBUF_GROWN:  send buffers grown to twice the congestion window
  *                         or the message (mrc_sndbuf_grow(), up to
  *                         net.mrc.wmem[2])
+ * @MRC_CNT_TX_LOCAL_CN:   data packets a local queue took while dropping
+ *                         others to make room (NET_XMIT_CN, e.g. fq_codel
+ *                         at its limit); the engine's window shrank by them
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -350,6 +353,7 @@ enum mrc_net_counter {
 	MRC_CNT_EV_PROBES_ANSWERED,
 	MRC_CNT_RCVBUF_GROWN,
 	MRC_CNT_SNDBUF_GROWN,
+	MRC_CNT_TX_LOCAL_CN,
 	__MRC_CNT_MAX,
 };
 
@@ -1013,6 +1017,8 @@ struct mrc_local_drop {
 
 void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
 			  u32 n, struct sk_buff_head *q);
+void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
+			       u32 planes);
 void mrc_sk_fail(struct mrc_sock *ms, int err);
 u64 mrc_now(void);
 

@@ -79,6 +79,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_EV_PROBES_ANSWERED] = "EvProbesAnswered",
 	[MRC_CNT_RCVBUF_GROWN]	= "RcvbufGrown",
 	[MRC_CNT_SNDBUF_GROWN]	= "SndbufGrown",
+	[MRC_CNT_TX_LOCAL_CN]	= "TxLocalCongestion",
 };
 
 /**

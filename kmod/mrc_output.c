@@ -693,7 +693,10 @@ static bool mrc_route_cache_ok(const struct mrc_sock *ms)
 	return READ_ONCE(ms->sk.sk_mark) == ms->route_mark;
 }
 
-/* Send @skb on the path its EV names. Consumes @skb. */
+/*
+ * Send @skb on the path its EV names. Consumes @skb. Returns the stack's
+ * NET_XMIT_* code (NET_XMIT_CN too) or -ENETUNREACH.
+ */
 static int mrc_mp_xmit(struct net *net, struct mrc_sock *ms,
 		       struct sk_buff *skb, u32 ev, bool hs, u8 *planep)
 {
@@ -702,7 +705,6 @@ static int mrc_mp_xmit(struct net *net, struct mrc_sock *ms,
 	struct dst_entry *dst;
 	struct mrc_txp tp;
 	u32 pi, slot;
-	int err;
 
 	pi = hs ? mrc_mp_hs_plane(mp) : mrc_ev_plane(ev);
 	if (pi >= mp->nplanes)
@@ -717,8 +719,7 @@ static int mrc_mp_xmit(struct net *net, struct mrc_sock *ms,
 	if (IS_ERR(dst))
 		goto noroute;
 	*planep = pi;
-	err = mrc_xmit_one(net, skb, dst, &tp);
-	return net_xmit_eval(err);
+	return mrc_xmit_one(net, skb, dst, &tp);
 noroute:
 	kfree_skb(skb);
 	return -ENETUNREACH;
@@ -735,7 +736,10 @@ noroute:
  * later data packet of the batch for the same plane, without trying (the
  * queue is full; it would only cost the attempt). What the engine sends
  * instead goes out in the same call (a few rounds at most: the refusing
- * planes are closed for a while, see mrc_conn_local_drops()).
+ * planes are closed for a while, see mrc_conn_local_drops()). Data packets
+ * a queue took while dropping others (NET_XMIT_CN) shrink the window once
+ * per call by their bytes and close their planes for a while, as a
+ * refusal does (mrc_conn_local_congestion()).
  *
  * Called without the connection lock, in any context.
  */
@@ -745,6 +749,7 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 	struct mrc_local_drop drops[MRC_LOCAL_DROPS_MAX];
 	struct mrc_net *mn = mrc_net(net);
 	u32 ev, len, segs, i, ndrops, rounds = 0, refused = 0;
+	u32 cn_pkts = 0, cn_bytes = 0, cn_planes = 0;
 	struct sk_buff_head rq;
 	struct dst_entry *dst;
 	struct mrc_txp tp = {};
@@ -790,8 +795,17 @@ again:
 				tp.sport = mrc_udp_sport(ev);
 				tp.label = mrc_ev_to_flowlabel(ev);
 				err = mrc_xmit_one(net, skb, dst, &tp);
-				err = net_xmit_eval(err);
 			}
+		}
+		if (err == NET_XMIT_CN) {
+			/* Taken, but the queue dropped others to fit it. */
+			if (data) {
+				cn_pkts += segs;
+				cn_bytes += len;
+				if (plane < 32)
+					cn_planes |= BIT(plane);
+			}
+			err = NET_XMIT_SUCCESS;
 		}
 		if (err == -ENETUNREACH) {
 			mrc_net_count(mn, MRC_CNT_TX_NOROUTE);
@@ -841,6 +855,8 @@ again:
 	/* Out of rounds: the engine learns, the timer resends. */
 	if (ndrops)
 		mrc_conn_local_drops(ms, drops, ndrops, NULL);
+	if (cn_pkts)
+		mrc_conn_local_congestion(ms, cn_pkts, cn_bytes, cn_planes);
 	local_bh_enable();
 }
 

@@ -487,6 +487,33 @@ int mrc_conn_tx_dropped(struct mrc_conn *conn, u64 now, u32 psn, u32 ev)
 }
 
 /**
+ * mrc_conn_tx_congested() - the host's own queue took data packets but
+ * dropped others to make room for them.
+ * @conn: connection
+ * @now: current time
+ * @bytes: bytes of the data packets it took
+ *
+ * For NET_XMIT_CN: a queue at its limit (fq_codel, the default qdisc of
+ * systemd hosts, drops from the head of its fattest flow, most likely one
+ * of our EVs) took the packets and dropped others. Which ones the host
+ * cannot tell, so nothing is declared lost here (loss detection finds
+ * them) and no EV is blamed; the window shrinks by @bytes, as for packets
+ * trimmed by a switch, since the sender's own egress is the congested
+ * queue. TCP enters CWR on the same signal.
+ *
+ * Return: MRC_OK or MRC_E_CONN.
+ */
+int mrc_conn_tx_congested(struct mrc_conn *conn, u64 now, u32 bytes)
+{
+	if (conn->error)
+		return MRC_E_CONN;
+	conn_tick(conn, now);
+	conn->st.tx_local_cn++;
+	mrc_cc_on_nack(&conn->cc, now, MRC_NACK_TRIMMED, bytes);
+	return MRC_OK;
+}
+
+/**
  * mrc_conn_set_mtu() - the path MTU dropped (an ICMPv6 Packet Too Big).
  * @conn: connection
  * @now: current time

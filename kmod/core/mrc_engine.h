@@ -14,6 +14,8 @@
  *                   mrc_conn_set_tx_room()   per-plane transmit room changed
  *                   mrc_conn_tx_dropped()    the host's own queue refused a
  *                                            data packet poll_tx gave it
+ *                   mrc_conn_tx_congested()  the host's own queue took data
+ *                                            packets but dropped others
  *                   mrc_conn_set_plane_up()  a plane's port went up/down
  *                   mrc_conn_set_mtu()       the path MTU dropped
  *                   mrc_conn_ev_set_denied() administrative EV exclusion
@@ -606,6 +608,8 @@ struct mrc_plane_info {
  * @tx_rtx_tlp: ... tail-loss probes
  * @tx_rtx_pmtu: ... caused by a path MTU drop (mrc_conn_set_mtu())
  * @tx_local_drops: data packets the host reported it could not send
+ * @tx_local_cn: reports of a host queue that took data packets while
+ *	dropping others (mrc_conn_tx_congested())
  * @tx_sacks: SACKs sent
  * @tx_nacks: NACKs sent
  * @tx_probes: probes sent
@@ -664,6 +668,7 @@ struct mrc_conn_stats {
 	u64 tx_rtx_tlp;
 	u64 tx_rtx_pmtu;
 	u64 tx_local_drops;
+	u64 tx_local_cn;
 	u64 tx_sacks;
 	u64 tx_nacks;
 	u64 tx_probes;
@@ -733,6 +738,7 @@ int mrc_conn_poll_event(struct mrc_conn *conn, struct mrc_event *ev);
 
 void mrc_conn_set_tx_room(struct mrc_conn *conn, u32 plane_mask);
 int mrc_conn_tx_dropped(struct mrc_conn *conn, u64 now, u32 psn, u32 ev);
+int mrc_conn_tx_congested(struct mrc_conn *conn, u64 now, u32 bytes);
 int mrc_conn_set_plane_up(struct mrc_conn *conn, u64 now, u8 plane, bool up);
 int mrc_conn_set_mtu(struct mrc_conn *conn, u64 now, u32 mtu);
 int mrc_conn_ev_set_denied(struct mrc_conn *conn, u64 now, u16 index,

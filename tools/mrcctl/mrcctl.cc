@@ -252,8 +252,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "ev_probes_answered",
     "rcvbuf_grown",
     "sndbuf_grown",
+    "tx_local_congestion",
 };
-static_assert(MRC_STATS_ATTR_SNDBUF_GROWN == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_TX_LOCAL_CONGESTION == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -411,6 +411,9 @@ enum mrc_cc_attr {
  *	a message (up to net.mrc.rmem[2], SO_RCVBUF not set)
  * @MRC_STATS_ATTR_SNDBUF_GROWN: send buffers grown to twice the congestion
  *	window or the message (up to net.mrc.wmem[2], SO_SNDBUF not set)
+ * @MRC_STATS_ATTR_TX_LOCAL_CONGESTION: data packets a local queue took
+ *	while dropping others to make room (NET_XMIT_CN); the connection's
+ *	window shrank by them
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -491,6 +494,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_EV_PROBES_ANSWERED,
 	MRC_STATS_ATTR_RCVBUF_GROWN,
 	MRC_STATS_ATTR_SNDBUF_GROWN,
+	MRC_STATS_ATTR_TX_LOCAL_CONGESTION,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,

@@ -1161,6 +1161,27 @@ TEST_F(ReqTest, LocalDropShrinksTheWindowByThePacket) {
     EXPECT_EQ(stats().cwnd_bytes, cwnd0 - 1024);
 }
 
+TEST_F(ReqTest, LocalCongestionShrinksTheWindowWithoutLossOrBlame) {
+    cfg_.cc_algo = MRC_CC_NSCC;
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 4, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(0);
+    ASSERT_EQ(d.size(), 4u);
+    const u32 cwnd0 = stats().cwnd_bytes;
+    // A qdisc took two packets while dropping others (NET_XMIT_CN).
+    EXPECT_EQ(mrc_conn_tx_congested(c_, 1, 2048), MRC_OK);
+    EXPECT_EQ(stats().cwnd_bytes, cwnd0 - 2048);
+    EXPECT_EQ(stats().tx_local_cn, 1u);
+    // Nothing is declared lost (the host cannot tell which were dropped)
+    // and no EV is blamed.
+    EXPECT_TRUE(poll(2).empty());
+    EXPECT_EQ(stats().tx_rtx_pkts, 0u);
+    for (const auto& p : d) EXPECT_EQ(ev_state(p.ev), MRC_EV_GOOD);
+    // Acknowledged as sent: the message completes.
+    rx(3, sack(d[3].pkt.bth.psn));
+    EXPECT_EQ(count(events(), MRC_EVT_MSG_COMPLETED), 1u);
+}
+
 TEST_F(ReqTest, PathMtuDropCutsTheRestSmallerAndResendsBigPacketsWithoutBlame) {
     cfg_.cc_algo = MRC_CC_NSCC;
     create();
