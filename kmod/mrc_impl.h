@@ -669,8 +669,10 @@ struct mrc_mp {
  *              this time even if the peer's close request never comes
  * @reset_deadline: the peer released its socket while messages of ours were
  *              unacknowledged: they fail (ECONNRESET) if still pending then
- * @room_deadline: a local queue refused packets (mrc_conn_local_drops()):
- *              the planes it closed in the engine reopen at this time
+ * @room_deadline: a local queue refused packets (mrc_conn_local_drops())
+ *              or took them while dropping others
+ *              (mrc_conn_local_congestion()): the planes it closed in the
+ *              engine reopen at this time
  * @room_closed: the planes closed until @room_deadline (bit p: plane p),
  *              every one refused since, not only the last batch's: a
  *              plane reopened early is refused again at once
