@@ -25,12 +25,17 @@ kml=/sys/kernel/debug/kmemleak
 [ -w $kml ] || { echo "check-debug: kmemleak is not running"; exit 1; }
 # What boot left unreferenced is not ours to judge: forget it.
 echo clear >$kml
+# Bounds that hold at Debian's kernel's speed are printed, not judged
+# (check_timed in selftests/mrc/mrc_lib.sh): this guest is 4-5x slower.
+export MRC_TIMING_JUDGED=0
 # 6.1's runner has no timeout override: run a copy with its settings scaled.
 cp -a /mrc/build/ksft /tmp/ksft
 t=$(sed -n 's/^timeout=//p' /tmp/ksft/mrc/settings)
 sed -i "s/^timeout=.*/timeout=$((3 * t))/" /tmp/ksft/mrc/settings
-cd /tmp/ksft && ./run_kselftest.sh $sel
-rc=$?
+# 6.1's runner exits 0 whatever its tests did: their "not ok" lines count.
+cd /tmp/ksft && ./run_kselftest.sh $sel | tee /tmp/ksft.out
+rc=${PIPESTATUS[0]}
+grep -q '^not ok' /tmp/ksft.out && rc=1
 # An object must stay unreferenced across scans older than its minimum age
 # (5 s) before kmemleak reports it; RCU frees must have run.
 sleep 10
@@ -40,9 +45,10 @@ echo scan >$kml
 leaks=$(grep -c '^unreferenced object' $kml || true)
 echo "check-debug: kmemleak reports: $leaks"
 cat $kml
-[ -r /proc/lockdep_stats ] && grep -E 'lock-classes|direct dependencies|dependency chains' /proc/lockdep_stats
-grep -q '^debug_locks: *1' /proc/lockdep_stats 2>/dev/null ||
-	echo "check-debug: WARNING: lockdep turned itself off (debug_locks 0)"
+[ -r /proc/lockdep_stats ] && grep -E 'lock-classes|direct dependencies|dependency chains|debug_locks' /proc/lockdep_stats
+# Lockdep stops after its first report (or when its tables overflow).
+grep -qE '^ *debug_locks: *1' /proc/lockdep_stats 2>/dev/null ||
+	{ echo "check-debug: lockdep turned itself off (debug_locks 0)"; rc=1; }
 exit $rc
 EOT
 )

@@ -15,12 +15,12 @@
 # again, one timeout at a time.
 #
 # Evidence per encapsulation: digests both ways; PktTooBig counted in both
-# namespaces (both directions cross the link); PmtuRetransmits > 0 (the two
-# together); each side's MTU (MRC_INFO) below its starting value and small
+# namespaces (both directions cross the link); PmtuRetransmits > 0 (over
+# both sides and every encapsulation); each side's MTU (MRC_INFO) below its starting value and small
 # enough that a packet fits 1280 bytes with the encapsulation; no EV
 # ASSUMED_BAD at the end; per side, plane 0 (the one with the narrow link)
-# not singled out by timeouts: its timeouts at most those of the worst other
-# plane plus 8 plus the packets the link's routers dropped as too big if
+# not singled out by timeouts: its timeouts at most 5/4 of the worst other
+# plane's plus 8 plus the packets the link's routers dropped as too big if
 # the link went quiet after them (a packet sent before its sender learned
 # the new MTU may be lost to the drop and time out; without the handler the
 # link drops for good, plane 0 had 49-188 timeouts against 0-130 on the
@@ -31,7 +31,11 @@
 # handler). The counts come from "mrcctl -j conn show" while both ends hold
 # the finished connection open (mrc_xfer --hold). And no packet too big
 # for the link once the MTU dropped (the link's routers'
-# Icmp6OutPktTooBigs stand still from 2 s to 4 s after the change).
+# Icmp6OutPktTooBigs stand still from 2 s to 4 s after the change). Those
+# two and no EV bad at the end are timing (check_timed): on the debug
+# kernel every plane times out hundreds of packets under the 16.8 ms RTO,
+# an EV may be bad when the dump is taken, and a late packet may still hit
+# the link after 2 s.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
@@ -132,9 +136,12 @@ run() {
 		check "$e: $h applied a Packet Too Big" [ "$p" -ge 1 ]
 		rtx=$((rtx + r))
 	done
-	# Per side it may be 0: the packets dropped before the report may have
-	# been resent and acknowledged by the time it arrives (seen under TCG).
-	check "$e: too-big packets in flight resent at once ($rtx)" [ "$rtx" -ge 1 ]
+	# Per run it may be 0: the packets dropped before the report may have
+	# been inferred lost, resent and acknowledged by the time it arrives
+	# (seen under TCG: none, both sides 0 with 6 drops); over the three
+	# encapsulations it is not.
+	log "$e: too-big packets in flight resent at once: $rtx"
+	rtx_all=$((rtx_all + rtx))
 	for s in cli srv; do
 		a=$(jinfo $s .mtu) t=$(($(jinfo $s .timeouts || echo 999) - $(jinfo $s .spurious_timeouts || echo 0)))
 		bad=$(jinfo $s '[.planes[].bad] | add')
@@ -149,17 +156,19 @@ run() {
 			"$(jq -c '[.[] | select(.state == "established") | .planes[] | .timeouts]' \
 				"$out/$s.conn" 2>/dev/null)"
 		check "$e: $s per-plane counters dumped ($p0, $po)" [ "$((p0 >= 0 && po >= 0))" = 1 ]
-		check "$e: $s no path blamed: plane 0's timeouts $p0 <= 8 + $drops dropped + another plane's most $po" \
-			[ "$p0" -le $((8 + drops + po)) ]
-		check "$e: $s no EV ASSUMED_BAD at the end ($bad)" [ "$bad" = 0 ]
+		check_timed "$e: $s no path blamed: plane 0's timeouts $p0 <= 8 + $drops dropped + 5/4 of another plane's most $po" \
+			[ "$p0" -le $((8 + drops + po + po / 4)) ]
+		check_timed "$e: $s no EV ASSUMED_BAD at the end ($bad)" [ "$bad" = 0 ]
 	done
-	check "$e: no packet too big for the link once the MTU dropped ($ptb1 -> $ptb2)" \
+	check_timed "$e: no packet too big for the link once the MTU dropped ($ptb1 -> $ptb2)" \
 		[ "$ptb2" = "$ptb1" ]
 }
 
 port=7600
+rtx_all=0
 for e in $ENCAPS; do
 	run "$e" "$port"
 	port=$((port + 1))
 done
+check "too-big packets in flight resent at once, over $ENCAPS ($rtx_all)" [ "$rtx_all" -ge 1 ]
 finish

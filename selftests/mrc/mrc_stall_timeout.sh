@@ -16,7 +16,10 @@
 #     Bound: at most 50 data packets from the client over the next 5 s,
 #     where the old behaviour re-sent the whole window every 16.8 ms (over
 #     10,000 packets per second; breaking the hold counts 25,655). Nothing is lost (SHA-256 both ways) and the transfer
-#     completes once the reader is back.
+#     completes once the reader is back. The bound and the reader still
+#     asleep at the end of the window are timing (check_timed): on the
+#     debug kernel, four to five times slower, the buffer is still filling
+#     when the stall ends.
 #  2. vanish: net.mrc.progress_timeout_ms=2000 in the client's namespace;
 #     mid-transfer every packet between the hosts is dropped (netem loss
 #     100% both ways, carriers up). The client must fail with ETIMEDOUT
@@ -65,9 +68,10 @@ if wait_for "$out/srv.err" "stall begin" 60; then
 	b=$(info_tx "$out/cinfo") tb=$(now_ms) una=$(info_una "$out/cinfo")
 	stalled=$((b - a))
 	log "client data packets during $((tb - ta)) ms of the stall: $stalled ($a -> $b), snd_una $prev -> $una"
-	check "stall: the client sends a trickle, not a storm ($stalled <= 50 packets in 5 s)" \
-		[ -n "$a" -a -n "$b" -a "$stalled" -le 50 ]
-	check "stall: the reader is still asleep at the end of the window" \
+	check "stall: the client's MRC_INFO was read ($a, $b)" [ -n "$a" -a -n "$b" ]
+	check_timed "stall: the client sends a trickle, not a storm ($stalled <= 50 packets in 5 s)" \
+		[ "${stalled:-0}" -le 50 ]
+	check_timed "stall: the reader is still asleep at the end of the window" \
 		bash -c "! grep -q 'stall end' '$out/srv.err'"
 else
 	check "stall: the server stalled ($(cat "$out/srv.err"))" false
