@@ -62,7 +62,7 @@ fabric_exec hB timeout 240 ./mrc_xfer -l -p 7300 -n 80 -M 1048576 -s 31 --stall 
 spid=$!
 sleep 0.3
 fabric_exec hA timeout 240 ./mrc_xfer -c "$HB" -p 7300 -n 80 -M 1048576 -s 32 \
-	>"$out/cap.cli" 2>"$out/cap.cli.err" &
+	--info-file "$out/cap.cli.info" >"$out/cap.cli" 2>"$out/cap.cli.err" &
 cpid=$!
 # the cut, once the reader is back and data flows on every path
 for ((i = 0; i < 400; i++)); do
@@ -82,6 +82,9 @@ wait "$TD_PID"
 cp "$out/cap.pcap" "$CAP"
 
 xfer_verdict cap "$out" "$crc" "$src"
+# The client's last MRC_INFO (every 200 ms): what a failure looked like.
+log "client's last MRC_INFO: $(jq -c '{state, timeouts, spurious_timeouts, lost_inferred,
+	retransmits, rto_ns, snd_una, ev_good, ev_bad, planes: [.planes[].bad]}' "$out/cap.cli.info" 2>&1)"
 check "the reader stalled" grep -q "stall end" "$out/cap.srv.err"
 log "tcpdump: $(tr '\n' ' ' <"$out/tcpdump.err")"
 check "capture written" [ -s "$CAP" ]
