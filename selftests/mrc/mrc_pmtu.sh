@@ -16,8 +16,9 @@
 #
 # Evidence per encapsulation: digests both ways; PktTooBig counted in both
 # namespaces (both directions cross the link); PmtuRetransmits > 0 (over
-# both sides and every encapsulation); each side's MTU (MRC_INFO) below its starting value and small
-# enough that a packet fits 1280 bytes with the encapsulation; no EV
+# both sides and every encapsulation); each side's MTU (MRC_INFO) below
+# its starting value and small enough that a packet fits 1280 bytes with
+# the encapsulation; no EV
 # ASSUMED_BAD at the end; per side, plane 0 (the one with the narrow link)
 # not singled out by timeouts: its timeouts at most 5/4 of the worst other
 # plane's plus 8 plus the packets the link's routers dropped as too big if
