@@ -16,6 +16,18 @@
 
 #define MRC_EV_HASH_MULT	0x9E3779B1u
 #define MRC_EV_PROBE_BACKOFF_MAX 20
+/*
+ * Probes a connection sends while its peer acknowledges nothing before
+ * they are paced as one: each further probe waits probe_interval << k (k
+ * the probes past these, up to probe_max) after the previous one,
+ * whichever EV it is for. Each EV backs off on its own (1 ms doubling to
+ * 64 ms by default), but a connection has 128 of them: when every one is
+ * bad at once (the peer, or this host's egress, silent; a CPU too busy to
+ * forward), that was ~2,000 probes a second, each answered if it arrived,
+ * on a host already short of time. While anything is acknowledged (one
+ * plane or spine dead, the others carrying traffic) the gate stays open.
+ */
+#define MRC_EV_QUIET_PROBES_FREE 8
 #define MRC_EV_GEN_TRIES	16
 /* Path counts up to this balance replacements by path load (find_backup()). */
 #define MRC_EV_BALANCE_PATHS	64
@@ -276,7 +288,24 @@ static void ev_probe_recompute(struct mrc_ev_mgr *m)
 		    ((m->plane_up >> e->plane) & 1u) && e->next_probe_ns < d)
 			d = e->next_probe_ns;
 	}
+	if (d != MRC_NO_DEADLINE && d < m->probe_gate_ns)
+		d = m->probe_gate_ns;
 	m->probe_deadline = d;
+}
+
+/*
+ * The peer acknowledged something we sent: the connection's probes are
+ * no longer paced as one (MRC_EV_QUIET_PROBES_FREE).
+ */
+static void ev_peer_heard(struct mrc_ev_mgr *m)
+{
+	if (!m->quiet_probes)
+		return;
+	m->quiet_probes = 0;
+	if (m->probe_gate_ns) {
+		m->probe_gate_ns = 0;
+		ev_probe_recompute(m);
+	}
 }
 
 /*
@@ -465,6 +494,8 @@ int mrc_ev_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
 	m->probe_interval_ns = cfg->probe_interval_ns;
 	m->probe_max_ns = cfg->probe_max_interval_ns;
 	m->probe_deadline = MRC_NO_DEADLINE;
+	m->probe_gate_ns = 0;
+	m->quiet_probes = 0;
 	m->paths_per_plane = cfg->paths_per_plane;
 	m->last_pick = -1;
 	m->hash_mask = hsize - 1;
@@ -603,7 +634,8 @@ static void ev_assume_bad(struct mrc_ev_mgr *m, u64 now, int idx, u8 cause)
 	e->next_probe_ns = now + m->probe_interval_ns;
 	if (e->next_probe_ns < m->probe_deadline &&
 	    ((m->plane_up >> e->plane) & 1u))
-		m->probe_deadline = e->next_probe_ns;
+		m->probe_deadline = e->next_probe_ns > m->probe_gate_ns ?
+				    e->next_probe_ns : m->probe_gate_ns;
 }
 
 /**
@@ -624,6 +656,7 @@ void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn)
 	struct mrc_ev_entry *e = &m->ev[idx];
 
 	e->cnt.sacked++;
+	ev_peer_heard(m);
 	if (ecn == MRC_ECN_NONE)
 		return;
 	e->cnt.ecn++;
@@ -648,6 +681,7 @@ void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason)
 	struct mrc_ev_entry *e = &m->ev[idx];
 
 	e->cnt.nacked++;
+	ev_peer_heard(m);
 	if (reason == MRC_NACK_TRIMMED || reason == MRC_NACK_TRIMMED_LASTHOP)
 		e->cnt.trimmed++;
 	if (reason == MRC_NACK_TRIMMED)
@@ -711,7 +745,7 @@ int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now)
 {
 	u16 i;
 
-	if (m->probe_deadline > now)
+	if (m->probe_deadline > now || m->probe_gate_ns > now)
 		return -1;
 	for (i = 0; i < m->n_ev; i++) {
 		const struct mrc_ev_entry *e = &m->ev[i];
@@ -730,7 +764,9 @@ int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now)
  * @idx: EV index
  *
  * The next probe is scheduled after probe_interval << (probes so far),
- * capped at probe_max_interval.
+ * capped at probe_max_interval. Past MRC_EV_QUIET_PROBES_FREE probes with
+ * nothing acknowledged, the connection's next probe (any EV) waits as long
+ * again, doubling per probe.
  */
 void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx)
 {
@@ -744,6 +780,17 @@ void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx)
 	e->next_probe_ns = now + ival;
 	if (e->probe_backoff < MRC_EV_PROBE_BACKOFF_MAX)
 		e->probe_backoff++;
+	if (m->quiet_probes < 0xffff)
+		m->quiet_probes++;
+	if (m->quiet_probes > MRC_EV_QUIET_PROBES_FREE) {
+		u32 k = m->quiet_probes - MRC_EV_QUIET_PROBES_FREE;
+
+		ival = k < MRC_EV_PROBE_BACKOFF_MAX ? m->probe_interval_ns << k :
+		       m->probe_max_ns;
+		if (ival > m->probe_max_ns || (ival >> k) != m->probe_interval_ns)
+			ival = m->probe_max_ns;
+		m->probe_gate_ns = now + ival;
+	}
 	ev_probe_recompute(m);
 }
 
@@ -768,6 +815,7 @@ u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx)
 		rtt = now - e->probe_sent_ns;
 	e->cnt.probes_ok++;
 	e->probe_sent_ns = 0;
+	ev_peer_heard(m);
 	if (e->state != MRC_EV_ASSUMED_BAD)
 		return rtt;
 	e->next_probe_ns = MRC_NO_DEADLINE;
@@ -794,6 +842,7 @@ void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx)
 	struct mrc_ev_entry *e = &m->ev[idx];
 
 	e->cnt.late_acks++;
+	ev_peer_heard(m);
 	if (e->state != MRC_EV_ASSUMED_BAD)
 		return;
 	e->next_probe_ns = MRC_NO_DEADLINE;

@@ -81,7 +81,12 @@ struct mrc_ev_plane {
  * @last_pick: index returned by the last pick (-1: none)
  * @probe_interval_ns: first probe delay
  * @probe_max_ns: probe interval cap
- * @probe_deadline: min next_probe_ns over probe-able EVs (cache)
+ * @probe_deadline: min next_probe_ns over probe-able EVs, not before
+ *	@probe_gate_ns (cache)
+ * @probe_gate_ns: no probe of the connection leaves before this time
+ *	(0: none); set once the peer has stayed silent for a run of probes
+ * @quiet_probes: probes sent since the peer last acknowledged anything
+ *	(a SACK, a NACK, a probe answer), saturating
  * @floor_holds: demotions refused by the floor
  * @reshuffles: rotation re-randomisations
  * @plane: per-plane bookkeeping
@@ -107,6 +112,8 @@ struct mrc_ev_mgr {
 	u64 probe_interval_ns;
 	u64 probe_max_ns;
 	u64 probe_deadline;
+	u64 probe_gate_ns;
+	u16 quiet_probes;
 	u64 floor_holds;
 	u64 reshuffles;
 	struct mrc_ev_plane plane[MRC_MAX_PLANES];

@@ -456,6 +456,49 @@ TEST_F(EvTest, ProbeScheduleBackoffAndRecovery) {
     EXPECT_EQ(ev[0].u.ev.old_state, MRC_EV_ASSUMED_BAD);
 }
 
+// Every EV bad and the peer silent (or this host's egress refusing): the
+// connection's probes are paced as one once MRC_EV_QUIET_PROBES_FREE (8) go
+// unanswered, doubling from 1 ms to 64 ms, instead of each of 128 EVs
+// backing off on its own (about 2,000 probes a second); anything
+// acknowledged opens the gate again.
+TEST_F(EvTest, ProbesOfASilentConnectionArePacedAsOne) {
+    make(4, 32, 24, 2);
+    const u64 ms = 1000000;
+    // Time out whatever is in the rotation until nothing but the floor is left.
+    for (int round = 0; round < 64; round++)
+        for (u16 i = 0; i < m_.n_rot; i++) mrc_ev_on_timeout(&m_, 0, m_.rot[i]);
+    u32 bad = 0;
+    for (u16 i = 0; i < m_.n_ev; i++) bad += m_.ev[i].state == MRC_EV_ASSUMED_BAD;
+    ASSERT_GE(bad, 100u);
+    // Two seconds, the host timer run every 100 us or at the probe deadline.
+    auto run = [&](u64 from, u64 to, bool sacks) {
+        u32 sent = 0;
+        for (u64 t = from; t < to; t += 100000) {
+            int idx;
+            while ((idx = mrc_ev_probe_due(&m_, t)) >= 0) {
+                mrc_ev_probe_sent(&m_, t, idx);
+                sent++;
+            }
+            if (sacks && t % ms == 0) mrc_ev_on_sack(&m_, t, m_.rot[0], MRC_ECN_NONE);
+        }
+        return sent;
+    };
+    const u32 quiet = run(ms, 2001 * ms, false);
+    // 8 free, 7 doubling (1..64 ms), then one per 64 ms: about 45.
+    EXPECT_GE(quiet, 30u);
+    EXPECT_LE(quiet, 60u);
+    EXPECT_GT(m_.probe_gate_ns, 0u);
+    EXPECT_GE(m_.probe_deadline, m_.probe_gate_ns);
+    // A SACK from the floor's EV: the gate opens, each EV is on its own.
+    mrc_ev_on_sack(&m_, 2001 * ms, m_.rot[0], MRC_ECN_NONE);
+    EXPECT_EQ(m_.probe_gate_ns, 0u);
+    EXPECT_EQ(m_.quiet_probes, 0u);
+    // Acknowledged every millisecond, every due probe leaves: one per bad
+    // EV per 64 ms (their own backoff is at its cap), about 3,000 in 2 s.
+    const u32 heard = run(2001 * ms, 4001 * ms, true);
+    EXPECT_GE(heard, bad * 20);
+}
+
 TEST_F(EvTest, ProbeRecoveryRejoinsShortPlane) {
     make(1, 4, 4, 1);
     int idx = first_active();
