@@ -57,6 +57,16 @@
  */
 #define MRC_K_ROOM_BACKOFF_NS	(250 * NSEC_PER_USEC)
 /*
+ * A queue that refuses again within one closure of the planes reopening
+ * is not draining (a CPU too busy to forward, a shaper far below the
+ * window): each such closure is twice the previous one, up to this. It is
+ * what bounds the attempts against a queue that refuses everything (about
+ * 60 a second instead of one per 250 us, each of which cost the CPU that
+ * was already short), and it stays below the RTO floor, so a plane whose
+ * queue drains again is back within one RTO.
+ */
+#define MRC_K_ROOM_BACKOFF_MAX_NS	(16 * NSEC_PER_MSEC)
+/*
  * Informational event queue: one timer expiry can time out a whole window
  * (MPR packets) and demote EVs on top; a drain empties the queue after
  * every engine input, so twice the window never drops a telemetry event.
@@ -1059,6 +1069,7 @@ static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
 			/* The local queues had time to drain: send again. */
 			ms->room_deadline = 0;
 			ms->room_closed = 0;
+			ms->room_reopened = now;
 			mrc_conn_set_tx_room(ms->conn, ~0u);
 		}
 		mrc_conn_on_timer(ms->conn, now);
@@ -1074,6 +1085,30 @@ out:
 	spin_unlock(&ms->lock);
 	mrc_xmit_queue(net, ms, &q);
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * Closes @planes to new packets for ms->room_backoff from @now, whatever a
+ * later report names (see mrc_conn_local_drops()); the timer opens every
+ * plane again at ms->room_deadline. Planes already closed stay closed, and
+ * the deadline moves on: the queue that refused is still full. A closure
+ * that begins within one closure of the last reopening doubles it (up to
+ * MRC_K_ROOM_BACKOFF_MAX_NS); one that begins later starts again from
+ * MRC_K_ROOM_BACKOFF_NS.
+ */
+static void mrc_conn_close_room(struct mrc_sock *ms, u64 now, u32 planes)
+{
+	lockdep_assert_held(&ms->lock);
+	if (!ms->room_deadline) {
+		if (ms->room_reopened && now - ms->room_reopened < ms->room_backoff)
+			ms->room_backoff = min_t(u64, ms->room_backoff * 2,
+						 MRC_K_ROOM_BACKOFF_MAX_NS);
+		else
+			ms->room_backoff = MRC_K_ROOM_BACKOFF_NS;
+	}
+	ms->room_closed |= planes;
+	mrc_conn_set_tx_room(ms->conn, ~ms->room_closed);
+	ms->room_deadline = now + ms->room_backoff;
 }
 
 /**
@@ -1097,8 +1132,8 @@ out:
 void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
 			  u32 n, struct sk_buff_head *q)
 {
+	u32 i, planes = 0;
 	u64 now;
-	u32 i;
 
 	spin_lock(&ms->lock);
 	if (ms->dead || !ms->conn || ms->state != MRC_ST_ESTABLISHED)
@@ -1107,10 +1142,9 @@ void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
 	for (i = 0; i < n; i++) {
 		mrc_conn_tx_dropped(ms->conn, now, d[i].psn, d[i].ev);
 		if (d[i].plane < 32)
-			ms->room_closed |= BIT(d[i].plane);
+			planes |= BIT(d[i].plane);
 	}
-	mrc_conn_set_tx_room(ms->conn, ~ms->room_closed);
-	ms->room_deadline = now + MRC_K_ROOM_BACKOFF_NS;
+	mrc_conn_close_room(ms, now, planes);
 	if (q)
 		mrc_conn_drain(ms, now, q);
 	else
@@ -1145,9 +1179,7 @@ void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
 	if (mrc_conn_tx_congested(ms->conn, now, bytes) != MRC_OK)
 		goto out;
 	mrc_net_add(mrc_net(sock_net(&ms->sk)), MRC_CNT_TX_LOCAL_CN, pkts);
-	ms->room_closed |= planes;
-	mrc_conn_set_tx_room(ms->conn, ~ms->room_closed);
-	ms->room_deadline = now + MRC_K_ROOM_BACKOFF_NS;
+	mrc_conn_close_room(ms, now, planes);
 	mrc_arm(ms, mrc_conn_deadline(ms));
 out:
 	spin_unlock(&ms->lock);

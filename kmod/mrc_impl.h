@@ -676,6 +676,10 @@ struct mrc_mp {
  * @room_closed: the planes closed until @room_deadline (bit p: plane p),
  *              every one refused since, not only the last batch's: a
  *              plane reopened early is refused again at once
+ * @room_backoff: how long the current (or last) closure of planes lasts:
+ *              doubles while the queues refuse again right after reopening
+ *              (mrc_conn_close_room())
+ * @room_reopened: when the timer last reopened the planes (0: never)
  * @idle_deadline: child: aborted by its listener at this time if still
  *              queued, unless a message was delivered first (0: no
  *              deadline); read by the listener's timer under both locks
@@ -802,6 +806,8 @@ struct mrc_sock {
 	u64 reset_deadline;
 	u64 room_deadline;
 	u32 room_closed;
+	u64 room_backoff;
+	u64 room_reopened;
 	u64 idle_deadline;
 	u8 ps_tries;
 	u16 ps_tx_ts;
