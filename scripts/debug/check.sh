@@ -58,10 +58,30 @@ for t in "$@"; do
 	sel="$sel -t mrc:$t"
 done
 job="sel='$sel'"$'\n'"$job"
+# A report the kernel makes during its own boot, before the guest's init
+# has run a line of ours (seen once in about eight boots: KASAN
+# wild-memory-access in handle_edge_irq under identify_cpu(), an interrupt
+# of QEMU's taken during CPU setup) is not this module's, but it turns
+# lockdep off for the whole run: that boot cannot judge us. It is printed
+# and the guest booted again, at most twice; a report after "MRC-GUEST:
+# up", or in all three boots, fails as any other.
+log="$top/build/vm/logs/debug-selftests/console.log"
+splat='BUG:|WARNING:|Call Trace|RIP:|unreferenced object|Kernel panic|general protection fault|UBSAN:|ODEBUG:'
 start=$(date +%s)
-set +e
-bash "$top/scripts/vm/run.sh" --name debug-selftests --timeout 14400 -- "$job"
-rc=$?
-set -e
+for boot in 1 2 3; do
+	set +e
+	bash "$top/scripts/vm/run.sh" --name debug-selftests --timeout 14400 -- "$job"
+	rc=$?
+	set -e
+	[ "$rc" = 90 ] || break
+	up=$(grep -n -m1 '^MRC-GUEST: up' "$log" | cut -d: -f1)
+	first=$(grep -En -m1 "$splat" "$log" | cut -d: -f1)
+	[ -n "$up" ] && [ -n "$first" ] && [ "$first" -lt "$up" ] || break
+	echo "check-debug: boot $boot: the kernel reported during its own boot," \
+		"before the guest ran any of ours (lockdep is off for that run):"
+	sed -n "${first},$((first + 3))p" "$log"
+	cp "$log" "${log%.log}-boot$boot.log"
+	[ "$boot" = 3 ] && echo "check-debug: three boots in a row did; failing"
+done
 echo "check-debug: $(( ($(date +%s) - start) / 60 )) min, exit $rc"
 exit $rc
