@@ -1122,8 +1122,9 @@ static void mrc_conn_close_room(struct mrc_sock *ms, u64 now, u32 planes)
  *
  * Called without the connection lock, bottom halves disabled. Each packet
  * is lost at once for the engine (no timeout, no EV penalty, the window
- * shrinks by it) and its plane gets no new packets for
- * MRC_K_ROOM_BACKOFF_NS, after which the timer opens every plane again.
+ * shrinks by it) and its plane gets no new packets for a closure
+ * (mrc_conn_close_room(): 250 us, doubling up to 16 ms while the queues
+ * keep refusing), after which the timer opens every plane again.
  * A plane stays closed until then whatever later batches name: were it
  * reopened by the next report, the engine would resend on it, the caller
  * would report those as refused again, and so on, in softirq, for as long
@@ -1164,8 +1165,8 @@ out:
  * Called without the connection lock, bottom halves disabled, once per
  * mrc_xmit_queue() call that met the signal: the window shrinks by
  * @bytes (mrc_conn_tx_congested()) and, as for a refusal, those planes
- * get no new packets for MRC_K_ROOM_BACKOFF_NS, the time the queue needs
- * to drain what it holds instead of dropping more.
+ * get no new packets for a closure (mrc_conn_close_room()), the time the
+ * queue needs to drain what it holds instead of dropping more.
  */
 void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
 			       u32 planes)
