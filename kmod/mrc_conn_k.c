@@ -57,13 +57,14 @@
  */
 #define MRC_K_ROOM_BACKOFF_NS	(250 * NSEC_PER_USEC)
 /*
- * A queue that refuses again within one closure of the planes reopening
- * is not draining (a CPU too busy to forward, a shaper far below the
- * window): each such closure is twice the previous one, up to this. It is
- * what bounds the attempts against a queue that refuses everything (about
- * 60 a second instead of one per 250 us, each of which cost the CPU that
- * was already short), and it stays below the RTO floor, so a plane whose
- * queue drains again is back within one RTO.
+ * A queue that still refuses the first packet tried after the planes
+ * reopened is not draining (a CPU too busy to forward, a shaper far below
+ * the window): each such closure is twice the previous one, up to this.
+ * It is what bounds the attempts against a queue that refuses everything
+ * (about 60 a second instead of one per 250 us, each of which cost the CPU
+ * that was already short), and it stays below the RTO floor, so a plane
+ * whose queue drains again is back within one RTO. A closure that begins
+ * this long after the last reopening starts again from the shortest.
  */
 #define MRC_K_ROOM_BACKOFF_MAX_NS	(16 * NSEC_PER_MSEC)
 /*
@@ -1091,16 +1092,21 @@ out:
  * Closes @planes to new packets for ms->room_backoff from @now, whatever a
  * later report names (see mrc_conn_local_drops()); the timer opens every
  * plane again at ms->room_deadline. Planes already closed stay closed, and
- * the deadline moves on: the queue that refused is still full. A closure
- * that begins within one closure of the last reopening doubles it (up to
- * MRC_K_ROOM_BACKOFF_MAX_NS); one that begins later starts again from
- * MRC_K_ROOM_BACKOFF_NS.
+ * the deadline moves on: the queue that refused is still full. A new
+ * closure doubles the last one (up to MRC_K_ROOM_BACKOFF_MAX_NS) when the
+ * queues took nothing of the transmit call that met the refusal (@full)
+ * and the planes reopened less than MRC_K_ROOM_BACKOFF_MAX_NS ago;
+ * otherwise it lasts MRC_K_ROOM_BACKOFF_NS. What the queues took, not how
+ * soon they refused: a host slow enough to spend the shortest closure
+ * building the next packet would never see the queue refuse "soon".
  */
-static void mrc_conn_close_room(struct mrc_sock *ms, u64 now, u32 planes)
+static void mrc_conn_close_room(struct mrc_sock *ms, u64 now, u32 planes,
+				bool full)
 {
 	lockdep_assert_held(&ms->lock);
 	if (!ms->room_deadline) {
-		if (ms->room_reopened && now - ms->room_reopened < ms->room_backoff)
+		if (full && ms->room_reopened &&
+		    now - ms->room_reopened < MRC_K_ROOM_BACKOFF_MAX_NS)
 			ms->room_backoff = min_t(u64, ms->room_backoff * 2,
 						 MRC_K_ROOM_BACKOFF_MAX_NS);
 		else
@@ -1117,6 +1123,8 @@ static void mrc_conn_close_room(struct mrc_sock *ms, u64 now, u32 planes)
  * @ms: the connection
  * @d: the refused packets (PSN, EV, engine plane)
  * @n: how many
+ * @full: the queues took no data packet of this transmit call before
+ *	refusing (mrc_conn_close_room())
  * @q: what the engine sends instead (retransmissions on planes with room),
  *	or NULL: nothing now, the timer sends when the planes reopen
  *
@@ -1131,7 +1139,7 @@ static void mrc_conn_close_room(struct mrc_sock *ms, u64 now, u32 planes)
  * as the qdisc stays full.
  */
 void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
-			  u32 n, struct sk_buff_head *q)
+			  u32 n, bool full, struct sk_buff_head *q)
 {
 	u32 i, planes = 0;
 	u64 now;
@@ -1145,7 +1153,7 @@ void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
 		if (d[i].plane < 32)
 			planes |= BIT(d[i].plane);
 	}
-	mrc_conn_close_room(ms, now, planes);
+	mrc_conn_close_room(ms, now, planes, full);
 	if (q)
 		mrc_conn_drain(ms, now, q);
 	else
@@ -1161,6 +1169,8 @@ out:
  * @pkts: MRC packets it took in those skbs
  * @bytes: their bytes
  * @planes: the engine planes whose queues answered so (bit p: plane p)
+ * @full: no data packet of this transmit call was taken without that
+ *	answer (mrc_conn_close_room())
  *
  * Called without the connection lock, bottom halves disabled, once per
  * mrc_xmit_queue() call that met the signal: the window shrinks by
@@ -1169,7 +1179,7 @@ out:
  * queue needs to drain what it holds instead of dropping more.
  */
 void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
-			       u32 planes)
+			       u32 planes, bool full)
 {
 	u64 now;
 
@@ -1180,7 +1190,7 @@ void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
 	if (mrc_conn_tx_congested(ms->conn, now, bytes) != MRC_OK)
 		goto out;
 	mrc_net_add(mrc_net(sock_net(&ms->sk)), MRC_CNT_TX_LOCAL_CN, pkts);
-	mrc_conn_close_room(ms, now, planes);
+	mrc_conn_close_room(ms, now, planes, full);
 	mrc_arm(ms, mrc_conn_deadline(ms));
 out:
 	spin_unlock(&ms->lock);

@@ -677,8 +677,8 @@ struct mrc_mp {
  *              every one refused since, not only the last batch's: a
  *              plane reopened early is refused again at once
  * @room_backoff: how long the current (or last) closure of planes lasts:
- *              doubles while the queues refuse again right after reopening
- *              (mrc_conn_close_room())
+ *              doubles while the queues still refuse the first packet
+ *              tried after reopening (mrc_conn_close_room())
  * @room_reopened: when the timer last reopened the planes (0: never)
  * @idle_deadline: child: aborted by its listener at this time if still
  *              queued, unless a message was delivered first (0: no
@@ -1024,9 +1024,9 @@ struct mrc_local_drop {
 };
 
 void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
-			  u32 n, struct sk_buff_head *q);
+			  u32 n, bool full, struct sk_buff_head *q);
 void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
-			       u32 planes);
+			       u32 planes, bool full);
 void mrc_sk_fail(struct mrc_sock *ms, int err);
 u64 mrc_now(void);
 

@@ -749,7 +749,7 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 	struct mrc_local_drop drops[MRC_LOCAL_DROPS_MAX];
 	struct mrc_net *mn = mrc_net(net);
 	u32 ev, len, segs, i, ndrops, rounds = 0, refused = 0;
-	u32 cn_pkts = 0, cn_bytes = 0, cn_planes = 0;
+	u32 cn_pkts = 0, cn_bytes = 0, cn_planes = 0, took = 0;
 	struct sk_buff_head rq;
 	struct dst_entry *dst;
 	struct mrc_txp tp = {};
@@ -797,6 +797,8 @@ again:
 				err = mrc_xmit_one(net, skb, dst, &tp);
 			}
 		}
+		if (err == NET_XMIT_SUCCESS && data)
+			took++;
 		if (err == NET_XMIT_CN) {
 			/* Taken, but the queue dropped others to fit it. */
 			if (data) {
@@ -829,7 +831,7 @@ again:
 				 * Batch full: report; resends go to the tail,
 				 * within the same budget of rounds as below.
 				 */
-				mrc_conn_local_drops(ms, drops, ndrops,
+				mrc_conn_local_drops(ms, drops, ndrops, !took,
 						     rounds++ < MRC_LOCAL_DROP_ROUNDS ?
 						     &rq : NULL);
 				skb_queue_splice_tail_init(&rq, q);
@@ -849,14 +851,15 @@ again:
 	}
 	if (ndrops && rounds++ < MRC_LOCAL_DROP_ROUNDS) {
 		/* @q is empty: it takes the retransmissions. */
-		mrc_conn_local_drops(ms, drops, ndrops, q);
+		mrc_conn_local_drops(ms, drops, ndrops, !took, q);
 		goto again;
 	}
 	/* Out of rounds: the engine learns, the timer resends. */
 	if (ndrops)
-		mrc_conn_local_drops(ms, drops, ndrops, NULL);
+		mrc_conn_local_drops(ms, drops, ndrops, !took, NULL);
 	if (cn_pkts)
-		mrc_conn_local_congestion(ms, cn_pkts, cn_bytes, cn_planes);
+		mrc_conn_local_congestion(ms, cn_pkts, cn_bytes, cn_planes,
+					  !took);
 	local_bh_enable();
 }
 
