@@ -21,13 +21,19 @@
 #    RxFlowcells (GSO skbs taken apart in place) at least a quarter of
 #    the flowcells hA could have sent (its packets / 16), none with burst 1;
 #  - payloads stay in the skb they arrived in until the reader copies
-#    them (mrc_msg.c): hB's RxHeld at least half its RxPackets (the rest
-#    are acknowledgements, duplicates and the reverse direction's SACKs);
+#    them (mrc_msg.c): hB's RxHeld above 0 and at least ten times its
+#    RxCopied (payloads placed by copying). Against all of hB's
+#    RxPackets this was "at least half" until 2026-11-27: duplicates are
+#    neither held nor copied, and the debug kernel's guest, slow enough to
+#    retransmit half of what it sends packet by packet, held every
+#    payload (5,201 held, 0 copied) and still failed it (10,702 received);
 #  - the receiver processed every packet all the same: hB's RxPackets at
 #    least hA's TxPackets minus a tenth (what is lost on the way is
-#    retransmitted and counted again), and found no ICRC wrong (RxBadIcrc
-#    unchanged: each segment of a flowcell carries the ICRC of its own
-#    pseudo-header, UDP length included, which hB recomputes).
+#    retransmitted and counted again; timing, check_timed: a guest too
+#    slow to forward loses more in the fabric's queues), and found no ICRC
+#    wrong (RxBadIcrc unchanged: each segment of a flowcell carries the
+#    ICRC of its own pseudo-header, UDP length included, which hB
+#    recomputes).
 #
 # The ratios are logged next to the goodput of each run.
 cd "$(dirname "$0")" || exit 1
@@ -114,9 +120,9 @@ run() {
 		check "$name: the rest copied past it ($copied > 0)" [ "$copied" -gt 0 ]
 		return
 	fi
-	check "$name: payloads held in their skb, not copied ($held >= $rx / 2)" \
-		[ "$((held * 2))" -ge "$rx" ]
-	check "$name: the receiver processed every packet ($rx >= 0.9 x $pkts)" \
+	check "$name: payloads held in their skb, not copied ($held held >= 10 x $copied copied, > 0)" \
+		[ "$held" -gt 0 -a "$held" -ge "$((10 * copied))" ]
+	check_timed "$name: the receiver processed every packet ($rx >= 0.9 x $pkts)" \
 		[ "$((rx * 10))" -ge "$((pkts * 9))" ]
 	check "$name: every ICRC right ($((i1 - i0)) RxBadIcrc)" [ "$i1" = "$i0" ]
 }
