@@ -66,7 +66,8 @@ job="sel='$sel'"$'\n'"$job"
 # and the guest booted again, at most twice; a report after "MRC-GUEST:
 # up", or in all three boots, fails as any other.
 log="$top/build/vm/logs/debug-selftests/console.log"
-splat='BUG:|WARNING:|Call Trace|RIP:|unreferenced object|Kernel panic|general protection fault|UBSAN:|ODEBUG:'
+. "$top/scripts/vm/kernel-reports.sh"
+splat=$mrc_kernel_reports
 start=$(date +%s)
 for boot in 1 2 3; do
 	set +e

@@ -9,7 +9,8 @@
 #
 #   - the command's exit status, read from the "MRC-RC=<n>" console line;
 #   - no "MRC-RC" line at all means a panic or a hang (host-side timeout): fail;
-#   - any BUG:/WARNING:/Call Trace/RIP:/unreferenced object/Kernel panic in the
+#   - any kernel report (scripts/vm/kernel-reports.sh: BUG:, WARNING:, Oops:,
+#     Call Trace, RIP:, unreferenced object, Kernel panic, ...) in the
 #     console or the guest's dmesg fails the run even if the command passed.
 #
 # Usage: run.sh [--name N] [--timeout S] [--no-module] [--shell] [--] CMD...
@@ -89,7 +90,8 @@ qrc=${PIPESTATUS[0]}
 set -e
 
 rc=$(sed -n 's/^MRC-RC=\([0-9]*\).*/\1/p' "$logdir/console.log" | tail -n 1)
-splat='BUG:|WARNING:|Call Trace|RIP:|unreferenced object|Kernel panic|general protection fault|UBSAN:|ODEBUG:'
+. "$top/scripts/vm/kernel-reports.sh"
+splat=$mrc_kernel_reports
 logs=("$logdir/console.log")
 [ -f "$logdir/dmesg.txt" ] && logs+=("$logdir/dmesg.txt")  # absent after a panic
 if grep -Eq "$splat" "${logs[@]}"; then
