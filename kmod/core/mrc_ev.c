@@ -276,6 +276,23 @@ static int find_backup_any(struct mrc_ev_mgr *m, u8 except)
 	return -1;
 }
 
+/*
+ * probe_interval << @k (@k at most MRC_EV_PROBE_BACKOFF_MAX), capped at
+ * probe_max and against the shift overflowing: one EV's backoff after @k
+ * probes, and the connection's pacing after @k unacknowledged ones.
+ */
+static u64 ev_probe_ival(const struct mrc_ev_mgr *m, u32 k)
+{
+	u64 ival;
+
+	if (k > MRC_EV_PROBE_BACKOFF_MAX)
+		k = MRC_EV_PROBE_BACKOFF_MAX;
+	ival = m->probe_interval_ns << k;
+	if (ival > m->probe_max_ns || (ival >> k) != m->probe_interval_ns)
+		ival = m->probe_max_ns;
+	return ival;
+}
+
 static void ev_probe_recompute(struct mrc_ev_mgr *m)
 {
 	u64 d = MRC_NO_DEADLINE;
@@ -632,6 +649,7 @@ static void ev_assume_bad(struct mrc_ev_mgr *m, u64 now, int idx, u8 cause)
 	e->probe_backoff = 0;
 	e->probe_sent_ns = 0;
 	e->next_probe_ns = now + m->probe_interval_ns;
+	/* What ev_probe_recompute() would find, without the walk. */
 	if (e->next_probe_ns < m->probe_deadline &&
 	    ((m->plane_up >> e->plane) & 1u))
 		m->probe_deadline = e->next_probe_ns > m->probe_gate_ns ?
@@ -771,26 +789,17 @@ int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now)
 void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx)
 {
 	struct mrc_ev_entry *e = &m->ev[idx];
-	u64 ival = m->probe_interval_ns << e->probe_backoff;
 
-	if (ival > m->probe_max_ns || (ival >> e->probe_backoff) != m->probe_interval_ns)
-		ival = m->probe_max_ns;
 	e->cnt.probes++;
 	e->probe_sent_ns = now;
-	e->next_probe_ns = now + ival;
+	e->next_probe_ns = now + ev_probe_ival(m, e->probe_backoff);
 	if (e->probe_backoff < MRC_EV_PROBE_BACKOFF_MAX)
 		e->probe_backoff++;
 	if (m->quiet_probes < 0xffff)
 		m->quiet_probes++;
-	if (m->quiet_probes > MRC_EV_QUIET_PROBES_FREE) {
-		u32 k = m->quiet_probes - MRC_EV_QUIET_PROBES_FREE;
-
-		ival = k < MRC_EV_PROBE_BACKOFF_MAX ? m->probe_interval_ns << k :
-		       m->probe_max_ns;
-		if (ival > m->probe_max_ns || (ival >> k) != m->probe_interval_ns)
-			ival = m->probe_max_ns;
-		m->probe_gate_ns = now + ival;
-	}
+	if (m->quiet_probes > MRC_EV_QUIET_PROBES_FREE)
+		m->probe_gate_ns = now + ev_probe_ival(m, m->quiet_probes -
+						       MRC_EV_QUIET_PROBES_FREE);
 	ev_probe_recompute(m);
 }
 
