@@ -42,25 +42,33 @@ trap 'rm -rf "$out"; mrc_cleanup' EXIT
 
 veth_pair ldA lda0 fd00:1d::2/64 ldB ldb0 fd00:1d::1/64 || exit $ksft_fail
 
-# run NAME BURST TBF-ARGS: one transfer through the shaped link
-run() {
-	local name=$1 burst=$2 rc src spid info drops errs tmo rtx bad qdrops d0 e0 h
-	shift 2
+# bursts NAME BURST: the EV profile's flowcell length on both hosts
+bursts() {
+	local h
 	for h in ldA ldB; do
-		ip netns exec "$h" "$MRCCTL" profile set id 0 burst "$burst" ||
-			{ check "$name: profile burst $burst" false; return; }
+		ip netns exec "$h" "$MRCCTL" profile set id 0 burst "$2" ||
+			{ check "$1: profile burst $2" false; return 1; }
 	done
-	# A fresh qdisc: its drop counter is this run's.
-	tc -n ldA qdisc del dev lda0 root 2>/dev/null
-	tc -n ldA qdisc add dev lda0 root tbf "$@" ||
-		{ check "$name: tbf $*" false; return; }
-	d0=$(proc_counter TxLocalDrops ldA) e0=$(proc_counter TxErrors ldA)
-	ip netns exec ldB ./mrc_xfer -l -p 7200 -n "$N" -M "$MAX" -s 11 \
+}
+
+# xfer_start NAME PORT COUNT [CLIENT OPTION...]: COUNT messages each way
+# between ldA and ldB's PORT, in the background (sets spid and cpid)
+xfer_start() {
+	local name=$1 port=$2 n=$3
+	shift 3
+	ip netns exec ldB ./mrc_xfer -l -p "$port" -n "$n" -M "$MAX" -s 11 \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
 	sleep 0.3
-	ip netns exec ldA timeout 300 ./mrc_xfer -c fd00:1d::1 -p 7200 -n "$N" \
-		-M "$MAX" -s 22 --info-json >"$out/$name.cli" 2>"$out/$name.cli.err"
+	ip netns exec ldA timeout 300 ./mrc_xfer -c fd00:1d::1 -p "$port" -n "$n" \
+		-M "$MAX" -s 22 "$@" >"$out/$name.cli" 2>"$out/$name.cli.err" &
+	cpid=$!
+}
+
+# xfer_finish NAME: both ends of xfer_start's transfer exit 0, digests equal
+xfer_finish() {
+	local name=$1 rc src
+	wait "$cpid"
 	rc=$?
 	# A client that failed leaves the server waiting for it.
 	[ "$rc" != 0 ] && kill "$spid" 2>/dev/null
@@ -69,6 +77,20 @@ run() {
 	check "$name: client exit ($(cat "$out/$name.cli.err"))" [ "$rc" = 0 ]
 	check "$name: server exit ($(cat "$out/$name.srv.err"))" [ "$src" = 0 ]
 	expect_digests "$name" "$out/$name.cli" "$out/$name.srv"
+}
+
+# run NAME BURST TBF-ARGS: one transfer through the shaped link
+run() {
+	local name=$1 burst=$2 info drops errs tmo rtx bad qdrops d0 e0
+	shift 2
+	bursts "$name" "$burst" || return
+	# A fresh qdisc: its drop counter is this run's.
+	tc -n ldA qdisc del dev lda0 root 2>/dev/null
+	tc -n ldA qdisc add dev lda0 root tbf "$@" ||
+		{ check "$name: tbf $*" false; return; }
+	d0=$(proc_counter TxLocalDrops ldA) e0=$(proc_counter TxErrors ldA)
+	xfer_start "$name" 7200 "$N" --info-json
+	xfer_finish "$name"
 
 	info=$(sed -n 's/^info //p' "$out/$name.cli")
 	drops=$(($(proc_counter TxLocalDrops ldA) - d0))
@@ -119,19 +141,10 @@ run flowcells "${MRC_LOCAL_DROP_BURST:-16}" rate 200mbit burst 64kb limit 48kb
 # 4,600-4,800 times a second here (9,316 and 9,594 in 2 s), ~2,000 of them
 # the peer's probes answered; with the closures' backoff alone, 2,200.
 blackout() {
-	local name=blackout s=${MRC_BLACKOUT_S:-2} cpid spid rc src q h
-	for h in ldA ldB; do
-		ip netns exec "$h" "$MRCCTL" profile set id 0 burst 1 ||
-			{ check "$name: profile burst 1" false; return; }
-	done
+	local name=blackout s=${MRC_BLACKOUT_S:-2} q
+	bursts "$name" 1 || return
 	tc -n ldA qdisc del dev lda0 root 2>/dev/null
-	ip netns exec ldB ./mrc_xfer -l -p 7201 -n 3000 -M "$MAX" -s 33 \
-		>"$out/$name.srv" 2>"$out/$name.srv.err" &
-	spid=$!
-	sleep 0.3
-	ip netns exec ldA timeout 300 ./mrc_xfer -c fd00:1d::1 -p 7201 -n 3000 \
-		-M "$MAX" -s 44 >"$out/$name.cli" 2>"$out/$name.cli.err" &
-	cpid=$!
+	xfer_start "$name" 7201 3000
 	sleep 0.5
 	tc -n ldA qdisc add dev lda0 root pfifo limit 0 ||
 		{ check "$name: pfifo limit 0" false; return; }
@@ -139,15 +152,8 @@ blackout() {
 	q=$(tc -n ldA -s -j qdisc show dev lda0 | jq '.[0].drops')
 	tc -n ldA qdisc del dev lda0 root
 	check "$name: the transfer outlived the blackout" kill -0 "$cpid"
-	wait "$cpid"
-	rc=$?
-	[ "$rc" != 0 ] && kill "$spid" 2>/dev/null
-	wait "$spid"
-	src=$?
+	xfer_finish "$name"
 	log "$name: $q packets refused in ${s} s; $(grep rate "$out/$name.cli")"
-	check "$name: client exit ($(cat "$out/$name.cli.err"))" [ "$rc" = 0 ]
-	check "$name: server exit ($(cat "$out/$name.srv.err"))" [ "$src" = 0 ]
-	expect_digests "$name" "$out/$name.cli" "$out/$name.srv"
 	check "$name: the queue refused packets ($q > 0)" [ "${q:-0}" -gt 0 ]
 	check "$name: refusals back off ($q <= 300 a second over ${s} s)" \
 		[ "${q:-0}" -le "$((300 * s))" ]
