@@ -609,6 +609,7 @@ static int inject_ev_probes(const struct sockaddr_in6 *dst, const char *src_s,
 	struct sockaddr_in6 src = { .sin6_family = AF_INET6,
 				    .sin6_port = htons(MRC_UDP_PORT) };
 	unsigned long i, ok = 0, bad = 0;
+	int rcvbuf = 16 << 20;
 	struct sockaddr_in6 from;
 	uint8_t buf[256], *answered;
 	struct pollfd pfd;
@@ -625,6 +626,15 @@ static int inject_ev_probes(const struct sockaddr_in6 *dst, const char *src_s,
 	fd = socket(AF_INET6, SOCK_DGRAM, 0);
 	if (!ts || !answered || fd < 0)
 		return 1;
+	/*
+	 * Every answer waits in the receive queue until the last probe is
+	 * sent: room for all of them (a debug kernel's skbs are larger; at
+	 * the default rmem, 167 of 194 answers fitted there), as root past
+	 * rmem_max.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		perror("SO_RCVBUF");
 	if (bind(fd, (struct sockaddr *)&src, sizeof(src))) {
 		perror("bind");
 		return 1;
