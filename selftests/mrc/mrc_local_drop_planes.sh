@@ -20,7 +20,8 @@
 # Evidence: the transfer completes (300 s bound) with digests equal both
 # ways, hA's TxLocalDrops shows that every plane's queue refused (each
 # plane's qdisc dropped packets, hA counted at least as many), and the
-# guest log has no soft lockup (the VM runner fails on any BUG:).
+# guest log has no soft lockup (the VM runner fails on any BUG:). Each
+# plane's refusals are timing (check_timed): a slower guest fills no queue.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
@@ -63,7 +64,10 @@ total=0
 for p in 0 1 2 3; do
 	q=$(fabric_exec hA tc -s -j qdisc show dev "pl$p" | jq '[.[] | select(.kind == "tbf")][0].drops')
 	log "plane $p: the qdisc refused ${q:-?}"
-	check "plane $p: its queue refused packets (${q:-0} >= 5)" [ "${q:-0}" -ge 5 ]
+	# Filling a 50 Mbit/s queue takes a guest that sends faster than
+	# that: Debian's kernels do, the debug kernel's (22 Mbit/s in all)
+	# hardly refused a packet.
+	check_timed "plane $p: its queue refused packets (${q:-0} >= 5)" [ "${q:-0}" -ge 5 ]
 	total=$((total + ${q:-0}))
 done
 log "TxLocalDrops $drops, qdisc drops $total; $(grep rate "$out/planes.cli")"
