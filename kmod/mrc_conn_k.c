@@ -128,7 +128,8 @@ u64 mrc_now(void)
  *
  * Through the standard callback (sk_state_change), so that a kernel user
  * or a BPF program that replaced it sees the change too. Data and room
- * use sk_data_ready and sk_write_space (mrc_conn_drain()).
+ * use sk_data_ready and mrc_sock_write_space() (mrc_conn_drain()):
+ * sk_write_space is called for every packet freed (mrc_tsq.c).
  */
 void mrc_conn_wake(struct sock *sk, int band)
 {
@@ -335,6 +336,7 @@ void mrc_conn_sock_init(struct mrc_sock *ms)
 	WRITE_ONCE(ms->state, MRC_ST_CLOSED);
 	ms->tclass_data = (MRC_DSCP_DATA_DEFAULT << 2) | INET_ECN_ECT_0;
 	ms->tclass_ctl = MRC_DSCP_CTL_DEFAULT << 2;
+	mrc_tsq_init(ms);
 }
 
 void mrc_arm(struct mrc_sock *ms, u64 when)
@@ -553,24 +555,29 @@ void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep)
 }
 
 /* One skb per packet of a burst (per-packet spraying, or no memory). */
-static void mrc_conn_build_each(struct mrc_sock *ms,
-				const struct mrc_tx_desc *d, u32 n,
-				const struct mrc_msgbuf *mb,
-				struct sk_buff_head *q)
+static u32 mrc_conn_build_each(struct mrc_sock *ms,
+			       const struct mrc_tx_desc *d, u32 n,
+			       const struct mrc_msgbuf *mb,
+			       struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
-	u32 i;
+	u32 i, built = 0;
 
 	for (i = 0; i < n; i++) {
 		skb = mrc_build_pkt(ms, &d[i].pkt, d[i].ev, mb, d[i].msg_offset);
-		if (skb)
+		if (skb) {
+			built += skb->truesize;
 			__skb_queue_tail(q, skb);
+		}
 	}
+	return built;
 }
 
 /*
  * Build every packet the engine has to send now into @q; lock held. A
- * flowcell (mrc_conn_poll_tx_burst()) becomes one UDP GSO skb.
+ * flowcell (mrc_conn_poll_tx_burst()) becomes one UDP GSO skb. The pass
+ * stops taking data once the connection's bytes in this host's queues
+ * reach the namespace's limit (mrc_tsq.c).
  */
 static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 			      struct sk_buff_head *q)
@@ -580,13 +587,14 @@ static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 	struct mrc_tx_desc one, *d;
 	struct mrc_msgbuf *mb;
 	struct sk_buff *skb;
-	u32 max, i;
+	u32 max, i, built = 0;
 	int n;
 
 	/* tx_burst is 1 whenever there is no txd (mrc_conn_build()). */
 	d = ms->txd ?: &one;
 	max = ms->tx_burst;
 	mrc_conn_ids(ms, &ids);
+	mrc_tsq_reopen(ms);
 	while ((n = mrc_conn_poll_tx_burst(conn, now, d, max)) > 0) {
 		for (i = 0; i < n; i++)
 			mrc_tel_tx(&ids, &d[i]);
@@ -597,10 +605,13 @@ static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 				continue;
 		}
 		skb = n > 1 ? mrc_build_burst(ms, d, n, mb) : NULL;
-		if (skb)
+		if (skb) {
+			built += skb->truesize;
 			__skb_queue_tail(q, skb);
-		else
-			mrc_conn_build_each(ms, d, n, mb, q);
+		} else {
+			built += mrc_conn_build_each(ms, d, n, mb, q);
+		}
+		mrc_tsq_check(ms, built);
 	}
 }
 
@@ -1005,7 +1016,7 @@ void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 	if (wake & MRC_WAKE_READ)
 		ms->sk.sk_data_ready(&ms->sk);
 	if (wake & MRC_WAKE_WRITE)
-		ms->sk.sk_write_space(&ms->sk);
+		mrc_sock_write_space(&ms->sk);
 }
 
 /*
@@ -1071,7 +1082,7 @@ static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
 			ms->room_deadline = 0;
 			ms->room_closed = 0;
 			ms->room_reopened = now;
-			mrc_conn_set_tx_room(ms->conn, ~0u);
+			mrc_conn_apply_room(ms);
 		}
 		mrc_conn_on_timer(ms->conn, now);
 		mrc_conn_drain(ms, now, &q);
@@ -1086,6 +1097,20 @@ out:
 	spin_unlock(&ms->lock);
 	mrc_xmit_queue(net, ms, &q);
 	return HRTIMER_NORESTART;
+}
+
+/**
+ * mrc_conn_apply_room() - tell the engine which planes may take packets;
+ * connection lock held
+ * @ms: the connection
+ *
+ * None while the connection is at its small-queue limit (mrc_tsq.c),
+ * else every plane no local refusal closed (mrc_conn_close_room()).
+ */
+void mrc_conn_apply_room(struct mrc_sock *ms)
+{
+	lockdep_assert_held(&ms->lock);
+	mrc_conn_set_tx_room(ms->conn, ms->tsq_closed ? 0 : ~ms->room_closed);
 }
 
 /*
@@ -1113,7 +1138,7 @@ static void mrc_conn_close_room(struct mrc_sock *ms, u64 now, u32 planes,
 			ms->room_backoff = MRC_K_ROOM_BACKOFF_NS;
 	}
 	ms->room_closed |= planes;
-	mrc_conn_set_tx_room(ms->conn, ~ms->room_closed);
+	mrc_conn_apply_room(ms);
 	ms->room_deadline = now + ms->room_backoff;
 }
 

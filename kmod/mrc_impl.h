@@ -98,6 +98,14 @@
  *    last reference is gone must not grow. Answers no socket stands behind
  *    (rejects) have no owner.
  *
+ *  - Small queues (mrc_tsq.c): sock_wfree() calls sk_write_space()
+ *    (mrc_tsq_write_space()) for every packet freed, in whatever context
+ *    frees it, with no lock of ours; it only flips mrc_sock.tsq_flags bits
+ *    (atomic) and schedules mrc_sock.tsq_tasklet with a socket reference
+ *    (refcount_inc_not_zero(): a socket nobody holds gets no pass). The
+ *    tasklet (softirq) takes mrc_sock.lock with spin_lock() as the timer
+ *    does, runs the transmit pass and sends after dropping it.
+ *
  *  - Multi-plane path snapshots (struct mrc_mp, mrc_sock.mp): built in
  *    process context (connect) or in the receive softirq (a child), before
  *    the socket is hashed, and freed by the socket destructor only. The
@@ -146,6 +154,7 @@
 #include <linux/atomic.h>
 #include <linux/hashtable.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/uio.h>
@@ -158,6 +167,7 @@
 #include "mrc_cfg.h"
 #include "mrc_compat.h"
 #include "mrc_hs_guard.h"
+#include "mrc_tsq.h"
 
 #undef pr_fmt
 #define pr_fmt(fmt) "mrc: " fmt
@@ -285,6 +295,10 @@
  * @MRC_CNT_TX_LOCAL_CN:   data packets a local queue took while dropping
  *                         others to make room (NET_XMIT_CN, e.g. fq_codel
  *                         at its limit); the engine's window shrank by them
+ * @MRC_CNT_TX_QUEUE_THROTTLED: transmit passes that stopped asking the
+ *                         engine for packets because the connection's bytes
+ *                         in this host's queues reached
+ *                         net.mrc.limit_output_bytes (mrc_tsq.c)
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -354,6 +368,7 @@ enum mrc_net_counter {
 	MRC_CNT_RCVBUF_GROWN,
 	MRC_CNT_SNDBUF_GROWN,
 	MRC_CNT_TX_LOCAL_CN,
+	MRC_CNT_TX_QUEUE_THROTTLED,
 	__MRC_CNT_MAX,
 };
 
@@ -405,6 +420,10 @@ struct mrc_net_mib {
  *              still in its listener's accept queue that delivered no
  *              message this long after its handshake is aborted (0:
  *              never); read when the child is created (READ_ONCE)
+ * @limit_output_bytes: sysctl net.mrc.limit_output_bytes: the bytes one
+ *              connection may have in this host's queues before it stops
+ *              asking its engine for packets (0: no limit; mrc_tsq.c);
+ *              read by every transmit pass (READ_ONCE)
  * @sysctl:     the namespace's copy of the sysctl table
  */
 struct mrc_net {
@@ -426,6 +445,7 @@ struct mrc_net {
 	atomic_t orphans;
 	int max_orphans;
 	int child_idle_timeout_ms;
+	int limit_output_bytes;
 	struct mrc_hs_guard hs_guard;
 	struct ctl_table_header *sysctl;
 };
@@ -440,6 +460,15 @@ struct mrc_net {
  */
 #define MRC_CHILD_IDLE_TIMEOUT_MS_DEF	60000
 #define MRC_CHILD_IDLE_TIMEOUT_MS_MAX	(24 * 3600 * 1000)
+
+/*
+ * net.mrc.limit_output_bytes: default and bound (see mrc_tsq.c). Four
+ * flowcells (60 KB each): a device never waits for the next one while
+ * the freeing of the last wakes the connection, and a host uplink's queue
+ * of a few hundred kilobytes is not filled by one connection.
+ */
+#define MRC_LIMIT_OUTPUT_BYTES_DEF	(256 * 1024)
+#define MRC_LIMIT_OUTPUT_BYTES_MAX	(64 * 1024 * 1024)
 
 /* net.mrc.progress_timeout_ms: default and bounds (see mrc_net.c). */
 #define MRC_PROGRESS_TIMEOUT_MS_DEF	10000
@@ -680,6 +709,17 @@ struct mrc_mp {
  *              doubles while the queues still refuse the first packet
  *              tried after reopening (mrc_conn_close_room())
  * @room_reopened: when the timer last reopened the planes (0: never)
+ * @tsq_closed: every plane's room is closed because the connection's bytes
+ *              in this host's queues reached net.mrc.limit_output_bytes
+ *              (mrc_tsq.c); @lock
+ * @tsq_flags:  MRC_TSQ_THROTTLED, MRC_TSQ_QUEUED (mrc_tsq.h): atomic bit
+ *              operations, no lock (set under @lock, cleared by whatever
+ *              context frees a packet)
+ * @tsq_wake:   bytes in this host's queues at or below which a freed packet
+ *              wakes the connection (half the limit); written under @lock,
+ *              read without it (READ_ONCE)
+ * @tsq_tasklet: runs the transmit pass a freed packet asked for; each
+ *              schedule holds a socket reference
  * @idle_deadline: child: aborted by its listener at this time if still
  *              queued, unless a message was delivered first (0: no
  *              deadline); read by the listener's timer under both locks
@@ -808,6 +848,10 @@ struct mrc_sock {
 	u32 room_closed;
 	u64 room_backoff;
 	u64 room_reopened;
+	bool tsq_closed;
+	unsigned long tsq_flags;
+	u32 tsq_wake;
+	struct tasklet_struct tsq_tasklet;
 	u64 idle_deadline;
 	u8 ps_tries;
 	u16 ps_tx_ts;
@@ -967,6 +1011,8 @@ int mrc_conn_build(struct mrc_sock *ms, bool may_sleep,
 void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now);
 int mrc_conn_start_client(struct mrc_sock *ms, u64 now);
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);
+void mrc_conn_apply_room(struct mrc_sock *ms);
+void mrc_sock_write_space(struct sock *sk);
 struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn);
 int mrc_conn_route(struct net *net, struct mrc_sock *ms);
 void mrc_arm(struct mrc_sock *ms, u64 when);
@@ -1002,7 +1048,7 @@ bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn,
 void mrc_conn_rcv_ep(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt);
 /* What mrc_conn_drain() calls once the engine's events are consumed. */
 #define MRC_WAKE_READ	BIT(0)	/* sk_data_ready: a message was queued */
-#define MRC_WAKE_WRITE	BIT(1)	/* sk_write_space: a send completed */
+#define MRC_WAKE_WRITE	BIT(1)	/* mrc_sock_write_space(): a send completed */
 
 void mrc_conn_wake(struct sock *sk, int band);
 void mrc_conn_icmp_err(struct net *net, const struct in6_addr *daddr,

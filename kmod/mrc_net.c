@@ -80,6 +80,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_RCVBUF_GROWN]	= "RcvbufGrown",
 	[MRC_CNT_SNDBUF_GROWN]	= "SndbufGrown",
 	[MRC_CNT_TX_LOCAL_CN]	= "TxLocalCongestion",
+	[MRC_CNT_TX_QUEUE_THROTTLED] = "TxQueueThrottled",
 };
 
 /**
@@ -141,6 +142,7 @@ static int mrc_port_min = 1;
 static int mrc_port_max = 65535;
 static int mrc_hs_rate_max = MRC_HS_ANSWER_RATE_MAX;
 static int mrc_child_idle_max = MRC_CHILD_IDLE_TIMEOUT_MS_MAX;
+static int mrc_limit_output_max = MRC_LIMIT_OUTPUT_BYTES_MAX;
 
 /*
  * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
@@ -210,6 +212,14 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &mrc_child_idle_max,
 	},
+	{
+		.procname	= "limit_output_bytes",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &mrc_limit_output_max,
+	},
 	{ }
 };
 
@@ -221,6 +231,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	mn->udp_port = MRC_UDP_PORT;
 	mn->max_orphans = MRC_MAX_ORPHANS_DEF;
 	mn->child_idle_timeout_ms = MRC_CHILD_IDLE_TIMEOUT_MS_DEF;
+	mn->limit_output_bytes = MRC_LIMIT_OUTPUT_BYTES_DEF;
 	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -229,6 +240,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	t[2].data = &mn->hs_guard.rate;
 	t[3].data = &mn->max_orphans;
 	t[4].data = &mn->child_idle_timeout_ms;
+	t[5].data = &mn->limit_output_bytes;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
 					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {

@@ -233,12 +233,17 @@ static bool mrc_can_send(const struct mrc_sock *ms)
 	       READ_ONCE(ms->tx_pending) < ms->tx_cap;
 }
 
-/*
- * sk_write_space: a send completed. Blocked senders and pollers re-check;
- * an O_ASYNC owner gets SIGIO (POLL_OUT) once there is room again, if a
- * send found none before (SOCKWQ_ASYNC_NOSPACE, see mrc_sendmsg()).
+/**
+ * mrc_sock_write_space() - a send completed (mrc_conn_drain())
+ * @sk: the socket
+ *
+ * Blocked senders and pollers re-check; an O_ASYNC owner gets SIGIO
+ * (POLL_OUT) once there is room again, if a send found none before
+ * (SOCKWQ_ASYNC_NOSPACE, see mrc_sendmsg()). Not sk_write_space, which
+ * sock_wfree() calls for every packet freed: that one is the small-queue
+ * wake-up (mrc_tsq_write_space()).
  */
-static void mrc_write_space(struct sock *sk)
+void mrc_sock_write_space(struct sock *sk)
 {
 	struct socket_wq *wq;
 
@@ -1088,11 +1093,12 @@ static void mrc_sock_setup(struct sock *sk)
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	/*
 	 * Packets in flight are charged to sk_wmem_alloc (they own the
-	 * socket, see mrc_xmit_one()); their freeing must not call
-	 * sk_write_space(): writability is the send queue's (sk_wmem_queued).
+	 * socket, see mrc_xmit_outer()), and sock_wfree() calls
+	 * sk_write_space() as each is freed (no SOCK_USE_WRITE_QUEUE): the
+	 * small-queue wake-up (mrc_tsq.c). The application's writability is
+	 * the send queue's (sk_wmem_queued, mrc_sock_write_space()).
 	 */
-	sock_set_flag(sk, SOCK_USE_WRITE_QUEUE);
-	sk->sk_write_space = mrc_write_space;
+	sk->sk_write_space = mrc_tsq_write_space;
 	mrc_conn_sock_init(mrc_sk(sk));
 }
 

@@ -1,27 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Local drops on several planes at once: every host uplink of the fabric
-# (2 hosts x 4 planes) is shaped by the bench's shaped-cell tbf (about
-# 157 KB of queue each), and the connection keeps a fixed window of 512 KiB
-# in flight, which never shrinks for a refusal. Flowcells land on the
+# Local drops on several planes at once, and the small-queue limit that
+# prevents them: every host uplink of the fabric (2 hosts x 4 planes) is
+# shaped by the bench's shaped-cell tbf (about 157 KB of queue each), and
+# the connection keeps a fixed window of 512 KiB in flight, which never
+# shrinks for a refusal.
+#
+# Round "unlimited" (net.mrc.limit_output_bytes 0): flowcells land on the
 # planes unevenly (one queue full while another is empty), so every
 # plane's queue refuses packets now and then, and a SACK's drain meets full
-# queues on several planes in one mrc_xmit_queue() call.
-#
-# A refused packet is reported to the engine, which resends it at once on a
-# plane with room; the reported planes are closed for a while. Before, each
-# report reopened the planes an earlier report of the same call had closed:
-# the engine resent on them, the resends were refused (or dropped untried)
-# and reported, and so on, for as long as the queues stayed full: a CPU
-# stuck in softirq (watchdog: soft lockup, mrc_build_pkt() under
+# queues on several planes in one mrc_xmit_queue() call. A refused packet
+# is reported to the engine, which resends it at once on a plane with
+# room; the reported planes are closed for a while. Before, each report
+# reopened the planes an earlier report of the same call had closed: the
+# engine resent on them, the resends were refused (or dropped untried) and
+# reported, and so on, for as long as the queues stayed full: a CPU stuck
+# in softirq (watchdog: soft lockup, mrc_build_pkt() under
 # mrc_conn_local_drops() under mrc_xmit_queue()), the transfer never done.
-#
 # Evidence: the transfer completes (300 s bound) with digests equal both
 # ways, hA's TxLocalDrops shows that every plane's queue refused (each
 # plane's qdisc dropped packets, hA counted at least as many), and the
 # guest log has no soft lockup (the VM runner fails on any BUG:). Each
 # plane's refusals are timing (check_timed): a slower guest fills no queue.
+#
+# Round "limited" (32 KiB, mrc_tsq.c): a connection stops asking its engine
+# for packets while its bytes in the host's queues reach the limit, and a
+# freed packet wakes it. Evidence: the transfer completes with equal
+# digests, hA counted throttled passes (TxQueueThrottled), and the qdiscs
+# refused at most a tenth of what they refused in the unlimited round
+# (timing: the unlimited round's refusals are). Seen to fail with the
+# limit's room closure taken out of mrc_tsq_check().
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
@@ -47,30 +56,79 @@ done
 fabric_tbf 50mbit 32kb 20ms || exit $ksft_fail
 
 nsA=$(fabric_ns hA)
-d0=$(proc_counter TxLocalDrops "$nsA")
-fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 \
-	>"$out/planes.srv" 2>"$out/planes.srv.err" &
-spid=$!
-sleep 0.3
-fabric_exec hA timeout 300 ./mrc_xfer -c "${FAB_HADDR[hB]}" -p "$port" -n "$N" -M "$MAX" \
-	-s 22 >"$out/planes.cli" 2>"$out/planes.cli.err"
-rc=$?
-[ "$rc" != 0 ] && kill "$spid" 2>/dev/null
-wait "$spid"
-xfer_verdict planes "$out" "$rc" $?
 
-drops=$(($(proc_counter TxLocalDrops "$nsA") - d0))
+# qdisc_drops: the drops of every plane's tbf on hA, one per line.
+qdisc_drops() {
+	local p
+	for p in 0 1 2 3; do
+		fabric_exec hA tc -s -j qdisc show dev "pl$p" |
+			jq '[.[] | select(.kind == "tbf")][0].drops'
+	done
+}
+
+# round NAME LIMIT: one transfer each way with net.mrc.limit_output_bytes
+# LIMIT on both hosts; sets ROUND_DROPS (per plane, qdisc), ROUND_REPORTED
+# (TxLocalDrops), ROUND_THROTTLED (TxQueueThrottled), all of hA.
+round() {
+	local name=$1 limit=$2 d0 t0 q0 q1 rc spid p h
+	for h in hA hB; do
+		fabric_exec "$h" sysctl -qw net.mrc.limit_output_bytes="$limit" ||
+			{ check "$name: limit_output_bytes $limit on $h" false; return 1; }
+	done
+	d0=$(proc_counter TxLocalDrops "$nsA")
+	t0=$(proc_counter TxQueueThrottled "$nsA")
+	mapfile -t q0 < <(qdisc_drops)
+	fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 \
+		>"$out/$name.srv" 2>"$out/$name.srv.err" &
+	spid=$!
+	sleep 0.3
+	fabric_exec hA timeout 300 ./mrc_xfer -c "${FAB_HADDR[hB]}" -p "$port" \
+		-n "$N" -M "$MAX" -s 22 >"$out/$name.cli" 2>"$out/$name.cli.err"
+	rc=$?
+	[ "$rc" != 0 ] && kill "$spid" 2>/dev/null
+	wait "$spid"
+	xfer_verdict "$name" "$out" "$rc" $?
+	port=$((port + 1))
+	mapfile -t q1 < <(qdisc_drops)
+	ROUND_DROPS=()
+	for p in 0 1 2 3; do
+		ROUND_DROPS+=($((${q1[p]:-0} - ${q0[p]:-0})))
+	done
+	ROUND_REPORTED=$(($(proc_counter TxLocalDrops "$nsA") - d0))
+	ROUND_THROTTLED=$(($(proc_counter TxQueueThrottled "$nsA") - ${t0:-0}))
+	log "$name: qdisc drops per plane ${ROUND_DROPS[*]}, TxLocalDrops" \
+		"$ROUND_REPORTED, TxQueueThrottled $ROUND_THROTTLED;" \
+		"$(grep rate "$out/$name.cli")"
+}
+
+check "TxQueueThrottled is a counter ($(proc_counter TxQueueThrottled "$nsA"))" \
+	[ -n "$(proc_counter TxQueueThrottled "$nsA")" ]
+
+round unlimited 0
 total=0
 for p in 0 1 2 3; do
-	q=$(fabric_exec hA tc -s -j qdisc show dev "pl$p" | jq '[.[] | select(.kind == "tbf")][0].drops')
-	log "plane $p: the qdisc refused ${q:-?}"
+	q=${ROUND_DROPS[p]}
 	# Filling a 50 Mbit/s queue takes a guest that sends faster than
 	# that: Debian's kernels do, the debug kernel's (22 Mbit/s in all)
 	# hardly refused a packet.
-	check_timed "plane $p: its queue refused packets (${q:-0} >= 5)" [ "${q:-0}" -ge 5 ]
-	total=$((total + ${q:-0}))
+	check_timed "unlimited: plane $p: its queue refused packets ($q >= 5)" [ "$q" -ge 5 ]
+	total=$((total + q))
 done
-log "TxLocalDrops $drops, qdisc drops $total; $(grep rate "$out/planes.cli")"
-check "every refusal reported ($drops >= $total)" [ "$drops" -ge "$total" ]
+check "unlimited: every refusal reported ($ROUND_REPORTED >= $total)" \
+	[ "$ROUND_REPORTED" -ge "$total" ]
+check "unlimited: no throttled pass without a limit ($ROUND_THROTTLED)" \
+	[ "$ROUND_THROTTLED" = 0 ]
+
+round limited 32768
+limited=0
+for p in 0 1 2 3; do
+	limited=$((limited + ROUND_DROPS[p]))
+done
+check "limited: transmit passes throttled ($ROUND_THROTTLED > 0)" \
+	[ "$ROUND_THROTTLED" -gt 0 ]
+check "limited: every refusal reported ($ROUND_REPORTED >= $limited)" \
+	[ "$ROUND_REPORTED" -ge "$limited" ]
+check_timed "limited: the queues refused at most a tenth ($limited <= $total / 10)" \
+	[ $((limited * 10)) -le "$total" ]
 
 finish

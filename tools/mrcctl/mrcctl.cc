@@ -253,8 +253,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "rcvbuf_grown",
     "sndbuf_grown",
     "tx_local_congestion",
+    "tx_queue_throttled",
 };
-static_assert(MRC_STATS_ATTR_TX_LOCAL_CONGESTION == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_TX_QUEUE_THROTTLED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

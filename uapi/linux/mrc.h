@@ -414,6 +414,9 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_TX_LOCAL_CONGESTION: data packets a local queue took
  *	while dropping others to make room (NET_XMIT_CN); the connection's
  *	window shrank by them
+ * @MRC_STATS_ATTR_TX_QUEUE_THROTTLED: transmit passes that stopped asking
+ *	for packets because the connection's bytes in this host's queues
+ *	reached net.mrc.limit_output_bytes
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -495,6 +498,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_RCVBUF_GROWN,
 	MRC_STATS_ATTR_SNDBUF_GROWN,
 	MRC_STATS_ATTR_TX_LOCAL_CONGESTION,
+	MRC_STATS_ATTR_TX_QUEUE_THROTTLED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
