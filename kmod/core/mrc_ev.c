@@ -559,7 +559,11 @@ void mrc_ev_destroy(struct mrc_ev_mgr *m)
  *	or -1
  *
  * Walks the rotation from the cursor. EVs on planes that are down or have
- * no transmit room are passed over without consuming anything. A SKIP EV
+ * no transmit room are passed over without consuming anything. With no
+ * plane usable at all (the host closed every room: its queues are full)
+ * the rotation is not walked: a host that asks again and again while it
+ * waits would otherwise reshuffle it at every wrap, and the EVs would no
+ * longer take their turns evenly. A SKIP EV
  * is passed over and its skip count consumed (GOOD again at zero). The
  * rotation is reshuffled at every wrap and after reshuffle_pkts picks.
  * @avoid is only returned when it is the single usable EV.
@@ -573,7 +577,7 @@ int mrc_ev_pick(struct mrc_ev_mgr *m, u64 now, int avoid)
 	u32 i, limit;
 	u16 idx;
 
-	if (!m->n_rot)
+	if (!m->n_rot || !(m->plane_up & m->room))
 		return -1;
 	if (m->reshuffle_pkts && m->picks >= m->reshuffle_pkts)
 		rot_shuffle(m);

@@ -249,6 +249,25 @@ TEST_F(EvTest, ReshuffleEveryNPicks) {
     EXPECT_EQ(m_.reshuffles, 3u);
 }
 
+// A host whose queues are full closes every room and keeps asking (each
+// transmit pass polls once more): the rotation must not move meanwhile, or
+// its wraps reshuffle it and the EVs stop taking even turns.
+TEST_F(EvTest, NoRoomAnywhereLeavesTheRotationAlone) {
+    make(4, 8, 8, 2);
+    for (int i = 0; i < 5; i++) ASSERT_GE(mrc_ev_pick(&m_, 0, -1), 0);
+    const u16 cursor = m_.cursor;
+    const u64 reshuffles = m_.reshuffles;
+    const std::vector<u16> rot(m_.rot, m_.rot + m_.n_rot);
+    mrc_ev_set_room(&m_, 0);
+    for (int i = 0; i < 100; i++) ASSERT_EQ(mrc_ev_pick(&m_, 0, -1), -1);
+    EXPECT_EQ(m_.cursor, cursor);
+    EXPECT_EQ(m_.reshuffles, reshuffles);
+    EXPECT_EQ(std::vector<u16>(m_.rot, m_.rot + m_.n_rot), rot);
+    // Reopened: the next pick is the one the closure interrupted.
+    mrc_ev_set_room(&m_, ~0u);
+    EXPECT_EQ(mrc_ev_pick(&m_, 0, -1), static_cast<int>(rot[cursor]));
+}
+
 TEST_F(EvTest, RoomMaskAndPlaneDown) {
     make(3, 8, 6, 2);
     mrc_ev_set_room(&m_, 0x2);
