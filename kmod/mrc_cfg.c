@@ -45,8 +45,9 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
-#include "mrc_nl.h"
 #include "mrc_engine.h"
+#include "mrc_nl.h"
+#include "mrc_path.h"
 
 #define MRC_ROUTE_HASH_BITS	8
 #define MRC_PREFIX_LENS		129

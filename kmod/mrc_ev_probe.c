@@ -24,6 +24,10 @@
 #include <net/ipv6.h>
 
 #include "mrc_impl.h"
+#include "mrc_ev_probe.h"
+#include "mrc_net.h"
+#include "mrc_output.h"
+#include "mrc_profile.h"
 
 /**
  * mrc_ev_probe_rcv() - an endpoint packet of kind EV_PROBE (softirq, RCU)

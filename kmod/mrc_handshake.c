@@ -25,6 +25,15 @@
 #include <net/ipv6.h>
 
 #include "mrc_impl.h"
+#include "mrc_conn_k.h"
+#include "mrc_ev_probe.h"
+#include "mrc_handshake.h"
+#include "mrc_net.h"
+#include "mrc_output.h"
+#include "mrc_path.h"
+#include "mrc_port_status.h"
+#include "mrc_profile.h"
+#include "mrc_sock.h"
 
 /* The peer released its socket: our unacknowledged messages may still be
  * acknowledged by SACKs that left before its close request (other path).

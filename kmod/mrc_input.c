@@ -41,7 +41,13 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_conn_k.h"
+#include "mrc_conn_rx.h"
+#include "mrc_handshake.h"
 #include "mrc_icrc.h"
+#include "mrc_input.h"
+#include "mrc_net.h"
+#include "mrc_pmtu.h"
 
 /* Longest control packet mrc_rx_one() copies out (the longest is 76). */
 #define MRC_RX_CTL_MAX		128

@@ -17,7 +17,11 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_mem.h"
+#include "mrc_net.h"
 #include "mrc_nl.h"
+#include "mrc_pmtu.h"
+#include "mrc_sock.h"
 
 /* Release of the module (modinfo), bumped with every tagged release. */
 #define MRC_MODULE_VERSION	"0.3"

@@ -31,6 +31,9 @@
 #include <net/sock.h>
 
 #include "mrc_impl.h"
+#include "mrc_mem.h"
+#include "mrc_net.h"
+#include "mrc_sock.h"
 
 /* Pages charged by every AF_MRC socket: global and per-CPU reserve. */
 static atomic_long_t mrc_memory_allocated;

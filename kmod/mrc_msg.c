@@ -24,9 +24,11 @@
 #include <linux/mm.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/mrc.h>
 #include <linux/uio.h>
 
 #include "mrc_impl.h"
+#include "mrc_msg.h"
 
 static struct page **mrc_mb_slot(const struct mrc_msgbuf *mb, u32 idx)
 {

@@ -14,6 +14,10 @@
 #include <net/netns/generic.h>
 
 #include "mrc_impl.h"
+#include "mrc_input.h"
+#include "mrc_mem.h"
+#include "mrc_net.h"
+#include "mrc_sock.h"
 
 static unsigned int mrc_net_id __read_mostly;
 

@@ -27,7 +27,9 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_net.h"
 #include "mrc_nl.h"
+#include "mrc_sock.h"
 
 enum mrc_nl_mcgrp {
 	MRC_NLGRP_EVENTS,

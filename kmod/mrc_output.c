@@ -39,7 +39,14 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_conn_k.h"
 #include "mrc_icrc.h"
+#include "mrc_input.h"
+#include "mrc_msg.h"
+#include "mrc_net.h"
+#include "mrc_output.h"
+#include "mrc_path.h"
+#include "mrc_sock.h"
 
 /* Headroom of every MRC skb: link layer, outer IPv6 + SRH, IPv6, UDP. */
 #define MRC_SRH_MAX		(8 + 16 * MRC_SEGS_MAX)
@@ -303,6 +310,7 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 	struct sk_buff *skb;
 	int hlen, err;
 
+	lockdep_assert_held(&ms->lock);
 	if (!mb || n < 2 || n > U8_MAX)
 		return NULL;
 	for (i = 0; i < n; i++) {

@@ -22,6 +22,12 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_conn_k.h"
+#include "mrc_net.h"
+#include "mrc_output.h"
+#include "mrc_path.h"
+#include "mrc_port_status.h"
+#include "mrc_sock.h"
 
 /**
  * mrc_mp_setup() - take the path snapshot of a connection to its peer

@@ -39,6 +39,11 @@
 #include <net/xfrm.h>
 
 #include "mrc_impl.h"
+#include "mrc_conn_k.h"
+#include "mrc_input.h"
+#include "mrc_net.h"
+#include "mrc_pmtu.h"
+#include "mrc_sock.h"
 
 /* Quoted MRC bytes decoded: every header of a data packet fits. */
 #define MRC_PMTU_QUOTE	128

@@ -23,6 +23,12 @@
 #include <linux/skbuff.h>
 
 #include "mrc_impl.h"
+#include "mrc_conn_k.h"
+#include "mrc_net.h"
+#include "mrc_output.h"
+#include "mrc_path.h"
+#include "mrc_port_status.h"
+#include "mrc_sock.h"
 
 /*
  * Unanswered updates: resent after 20 ms (a few fabric RTTs, well under the

@@ -22,6 +22,9 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_output.h"
+#include "mrc_profile.h"
+#include "mrc_sock.h"
 
 #define MRC_K_BDP	174763u	/* bytes; 1.5 x MRC_K_BDP = 256 KiB */
 

@@ -19,6 +19,16 @@
 #include <net/ipv6.h>
 
 #include "mrc_impl.h"
+#include "mrc_conn_k.h"
+#include "mrc_input.h"
+#include "mrc_mem.h"
+#include "mrc_msg.h"
+#include "mrc_net.h"
+#include "mrc_output.h"
+#include "mrc_path.h"
+#include "mrc_profile.h"
+#include "mrc_sock.h"
+#include "mrc_tsq.h"
 
 static struct proto mrc_proto = {
 	.name	  = "MRC",

@@ -50,6 +50,10 @@
 #include <net/sock.h>
 
 #include "mrc_impl.h"
+#include "mrc_conn_k.h"
+#include "mrc_net.h"
+#include "mrc_output.h"
+#include "mrc_sock.h"
 #include "mrc_tsq.h"
 
 /* The tasklet: a freed packet took the connection below half its limit. */
