@@ -757,7 +757,8 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 	struct mrc_local_drop drops[MRC_LOCAL_DROPS_MAX];
 	struct mrc_net *mn = mrc_net(net);
 	u32 ev, len, segs, i, ndrops, rounds = 0, refused = 0;
-	u32 cn_pkts = 0, cn_bytes = 0, cn_planes = 0, took = 0;
+	u32 cn_pkts = 0, cn_bytes = 0, cn_planes = 0;
+	bool taken = false;
 	struct sk_buff_head rq;
 	struct dst_entry *dst;
 	struct mrc_txp tp = {};
@@ -806,7 +807,7 @@ again:
 			}
 		}
 		if (err == NET_XMIT_SUCCESS && data)
-			took++;
+			taken = true;
 		if (err == NET_XMIT_CN) {
 			/* Taken, but the queue dropped others to fit it. */
 			if (data) {
@@ -839,7 +840,7 @@ again:
 				 * Batch full: report; resends go to the tail,
 				 * within the same budget of rounds as below.
 				 */
-				mrc_conn_local_drops(ms, drops, ndrops, !took,
+				mrc_conn_local_drops(ms, drops, ndrops, !taken,
 						     rounds++ < MRC_LOCAL_DROP_ROUNDS ?
 						     &rq : NULL);
 				skb_queue_splice_tail_init(&rq, q);
@@ -859,15 +860,15 @@ again:
 	}
 	if (ndrops && rounds++ < MRC_LOCAL_DROP_ROUNDS) {
 		/* @q is empty: it takes the retransmissions. */
-		mrc_conn_local_drops(ms, drops, ndrops, !took, q);
+		mrc_conn_local_drops(ms, drops, ndrops, !taken, q);
 		goto again;
 	}
 	/* Out of rounds: the engine learns, the timer resends. */
 	if (ndrops)
-		mrc_conn_local_drops(ms, drops, ndrops, !took, NULL);
+		mrc_conn_local_drops(ms, drops, ndrops, !taken, NULL);
 	if (cn_pkts)
 		mrc_conn_local_congestion(ms, cn_pkts, cn_bytes, cn_planes,
-					  !took);
+					  !taken);
 	local_bh_enable();
 }
 

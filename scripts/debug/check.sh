@@ -67,7 +67,6 @@ job="sel='$sel'"$'\n'"$job"
 # up", or in all three boots, fails as any other.
 log="$top/build/vm/logs/debug-selftests/console.log"
 . "$top/scripts/vm/kernel-reports.sh"
-splat=$mrc_kernel_reports
 start=$(date +%s)
 for boot in 1 2 3; do
 	set +e
@@ -76,7 +75,7 @@ for boot in 1 2 3; do
 	set -e
 	[ "$rc" = 90 ] || break
 	up=$(grep -n -m1 '^MRC-GUEST: up' "$log" | cut -d: -f1)
-	first=$(grep -En -m1 "$splat" "$log" | cut -d: -f1)
+	first=$(grep -En -m1 "$mrc_kernel_reports" "$log" | cut -d: -f1)
 	[ -n "$up" ] && [ -n "$first" ] && [ "$first" -lt "$up" ] || break
 	echo "check-debug: boot $boot: the kernel reported during its own boot," \
 		"before the guest ran any of ours (lockdep is off for that run):"

@@ -91,12 +91,11 @@ set -e
 
 rc=$(sed -n 's/^MRC-RC=\([0-9]*\).*/\1/p' "$logdir/console.log" | tail -n 1)
 . "$top/scripts/vm/kernel-reports.sh"
-splat=$mrc_kernel_reports
 logs=("$logdir/console.log")
 [ -f "$logdir/dmesg.txt" ] && logs+=("$logdir/dmesg.txt")  # absent after a panic
-if grep -Eq "$splat" "${logs[@]}"; then
+if grep -Eq "$mrc_kernel_reports" "${logs[@]}"; then
 	echo "vm: FAIL: kernel splat in the guest log:"
-	grep -Eh -m 20 -A 3 "$splat" "${logs[@]}" | head -n 60 || true
+	grep -Eh -m 20 -A 3 "$mrc_kernel_reports" "${logs[@]}" | head -n 60 || true
 	exit 90
 fi
 if [ -z "$rc" ]; then
