@@ -308,12 +308,13 @@ struct mrc_net {
 #define MRC_CHILD_IDLE_TIMEOUT_MS_MAX	(24 * 3600 * 1000)
 
 /*
- * net.mrc.limit_output_bytes: default and bound (see mrc_tsq.c). Four
- * flowcells (60 KB each): a device never waits for the next one while
- * the freeing of the last wakes the connection, and a host uplink's queue
- * of a few hundred kilobytes is not filled by one connection.
+ * net.mrc.limit_output_bytes: default and bound (see mrc_tsq.c). TCP's
+ * tcp_limit_output_bytes of Linux 6.1 (16 x 64 KiB): the limit is one for
+ * all of a connection's planes, and below the sum of their queues it
+ * starves some planes while others hold the bytes (256 KiB cost the
+ * bench's shaped cell 5 points, Documentation/networking/mrc-datapath.rst).
  */
-#define MRC_LIMIT_OUTPUT_BYTES_DEF	(256 * 1024)
+#define MRC_LIMIT_OUTPUT_BYTES_DEF	(16 * 64 * 1024)
 #define MRC_LIMIT_OUTPUT_BYTES_MAX	(64 * 1024 * 1024)
 
 /* net.mrc.progress_timeout_ms: default and bounds (see mrc_net.c). */
