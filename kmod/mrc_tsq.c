@@ -133,13 +133,12 @@ void mrc_tsq_write_space(struct sock *sk)
  */
 void mrc_tsq_reopen(struct mrc_sock *ms)
 {
-	struct mrc_net *mn = mrc_net(sock_net(&ms->sk));
-
 	lockdep_assert_held(&ms->lock);
+	/* The common case, and the only test of a pass nothing throttled. */
 	if (!ms->tsq_closed)
 		return;
 	if (test_bit(MRC_TSQ_THROTTLED, &ms->tsq_flags) &&
-	    READ_ONCE(mn->limit_output_bytes) &&
+	    READ_ONCE(mrc_net(sock_net(&ms->sk))->limit_output_bytes) &&
 	    sk_wmem_alloc_get(&ms->sk) > ms->tsq_wake)
 		return;
 	clear_bit(MRC_TSQ_THROTTLED, &ms->tsq_flags);
@@ -158,11 +157,16 @@ void mrc_tsq_reopen(struct mrc_sock *ms)
  */
 void mrc_tsq_check(struct mrc_sock *ms, u32 built)
 {
-	struct mrc_net *mn = mrc_net(sock_net(&ms->sk));
-	int limit = READ_ONCE(mn->limit_output_bytes);
+	struct mrc_net *mn;
+	int limit;
 
 	lockdep_assert_held(&ms->lock);
-	if (ms->tsq_closed || limit <= 0)
+	/* Tested before the namespace is looked up: once per flowcell. */
+	if (ms->tsq_closed)
+		return;
+	mn = mrc_net(sock_net(&ms->sk));
+	limit = READ_ONCE(mn->limit_output_bytes);
+	if (limit <= 0)
 		return;
 	if (sk_wmem_alloc_get(&ms->sk) + built < limit)
 		return;

@@ -8,6 +8,7 @@ ksft_skip=4
 
 MRC_KO=${MRC_KO:-/mrc/build/kmod/mrc.ko}
 mrc_failures=0
+mrc_failed_checks=()
 mrc_netns_list=()
 
 log() { echo "# $*"; }
@@ -21,6 +22,7 @@ check() {
 	else
 		log "FAIL: $what"
 		mrc_failures=$((mrc_failures + 1))
+		mrc_failed_checks+=("$what")
 	fi
 }
 
@@ -144,6 +146,10 @@ finish() {
 	((mrc_timing_unjudged)) &&
 		log "$mrc_timing_unjudged timing check(s) not judged (MRC_TIMING_JUDGED=0)"
 	if ((mrc_failures)); then
+		# Named again last: the tail of a long log is what CI shows.
+		for what in "${mrc_failed_checks[@]}"; do
+			log "failed: $what"
+		done
 		log "$mrc_failures check(s) failed"
 		exit $ksft_fail
 	fi
