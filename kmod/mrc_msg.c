@@ -35,6 +35,12 @@ static struct page **mrc_mb_slot(const struct mrc_msgbuf *mb, u32 idx)
 	return &mb->chunks[idx / MRC_MB_CHUNK][idx % MRC_MB_CHUNK];
 }
 
+/* Page pointers in chunk @i of a message of @npages pages. */
+static u32 mrc_mb_chunk_len(u32 npages, u32 i)
+{
+	return min_t(u32, npages - i * MRC_MB_CHUNK, MRC_MB_CHUNK);
+}
+
 /**
  * mrc_mb_truesize() - bytes a message of @len bytes is charged for
  * @len: message length
@@ -44,9 +50,11 @@ static struct page **mrc_mb_slot(const struct mrc_msgbuf *mb, u32 idx)
 u32 mrc_mb_truesize(u32 len)
 {
 	u32 npages = DIV_ROUND_UP(len, PAGE_SIZE);
+	u32 nchunks = DIV_ROUND_UP(npages, MRC_MB_CHUNK);
 
-	return npages * PAGE_SIZE + sizeof(struct mrc_msgbuf) +
-	       DIV_ROUND_UP(npages, MRC_MB_CHUNK) * PAGE_SIZE;
+	return npages * PAGE_SIZE + struct_size_t(struct mrc_msgbuf, chunks,
+						  nchunks) +
+	       npages * sizeof(struct page *);
 }
 
 /**
@@ -73,8 +81,15 @@ struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp)
 	mb->len = len;
 	mb->npages = npages;
 	mb->nchunks = nchunks;
+	/*
+	 * Each table as long as the pages it points to: a message of a page
+	 * or two (a request, a reply) costs a few bytes here, not a zeroed
+	 * page, and none is larger than a page.
+	 */
 	for (i = 0; i < nchunks; i++) {
-		mb->chunks[i] = (struct page **)get_zeroed_page(gfp | __GFP_NOWARN);
+		mb->chunks[i] = kcalloc(mrc_mb_chunk_len(npages, i),
+					sizeof(struct page *),
+					gfp | __GFP_NOWARN);
 		if (!mb->chunks[i]) {
 			mrc_mb_free(mb);
 			return NULL;
@@ -101,10 +116,10 @@ void mrc_mb_free(struct mrc_msgbuf *mb)
 		kfree(pc);
 	}
 	for (i = 0; i < mb->nchunks && mb->chunks[i]; i++) {
-		for (j = 0; j < MRC_MB_CHUNK; j++)
+		for (j = 0; j < mrc_mb_chunk_len(mb->npages, i); j++)
 			if (mb->chunks[i][j])
 				__free_page(mb->chunks[i][j]);
-		free_page((unsigned long)mb->chunks[i]);
+		kfree(mb->chunks[i]);
 	}
 	kfree(mb);
 }

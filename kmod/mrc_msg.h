@@ -66,10 +66,11 @@ struct mrc_mb_pchunk {
  * @pc_tail:  last chunk: the piece added last is its last entry
  * @npages:   pages the message spans
  * @nchunks:  entries of @chunks
- * @chunks:   @npages page pointers in chunks of MRC_MB_CHUNK (one page
- *            each), so that no allocation is larger than a page: a 64 MiB
- *            message needs no high-order allocation even in softirq; a page
- *            exists only where bytes were written (zeroed when allocated)
+ * @chunks:   @npages page pointers in tables of MRC_MB_CHUNK (the last
+ *            one as long as the pages left), so that no allocation is
+ *            larger than a page: a 64 MiB message needs no high-order
+ *            allocation even in softirq; a page exists only where bytes
+ *            were written (zeroed when allocated)
  */
 struct mrc_msgbuf {
 	struct list_head node;
