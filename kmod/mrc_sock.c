@@ -14,6 +14,7 @@
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/timekeeping.h>
 #include <net/addrconf.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
@@ -641,7 +642,11 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			list_del_init(&mb->node);
 			WRITE_ONCE(ms->rxq_len, ms->rxq_len - 1);
 			ms->rx_queued -= mb->charge;
-			ms->rx_read_ns = mrc_now();
+			/*
+			 * Only judged against 200 ms (mrc_rcvbuf_grow()): the
+			 * tick's clock spares a clock read per message.
+			 */
+			ms->rx_read_ns = ktime_get_coarse_ns();
 			mrc_mem_uncharge(ms, mb->mem);
 		}
 		if (!mb) {

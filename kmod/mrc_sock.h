@@ -154,7 +154,8 @@ struct mrc_sock_opts {
  * @rxq:        delivered messages waiting for recvmsg()
  * @rxq_len:    messages in @rxq
  * @rx_queued:  bytes charged for @rxq
- * @rx_read_ns: when recvmsg() last took a message (mrc_now()); @lock
+ * @rx_read_ns: when recvmsg() last took a message (mrc_now()'s clock at
+ *	a tick's resolution: ktime_get_coarse_ns()); @lock
  * @rx_inprog:  bytes charged for @rxm
  * @dst_cache:  cached route of (plane 0, path 0)
  * @dst_ok:     @dst_cache was initialised
