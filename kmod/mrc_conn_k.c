@@ -350,29 +350,9 @@ void mrc_conn_sock_init(struct mrc_sock *ms)
 	mrc_tsq_init(ms);
 }
 
-/**
- * mrc_arm() - make the socket's timer fire no later than @when; the
- * socket's lock held (ms->lock, or the socket lock before it is hashed)
- * @ms: the socket
- * @when: the next deadline (mrc_now() time), or MRC_NO_DEADLINE
- *
- * A timer already queued to fire earlier is left alone: a deadline that
- * moved later (a SACK pushed the retransmit timeout back, the
- * usual case on every receive) costs one early pass of mrc_timer_fn(),
- * which finds nothing due and re-arms, instead of an hrtimer_start() per
- * transmit pass, each taking the timer base's lock with interrupts off
- * and re-sorting its tree. Every state's timer pass tolerates an early
- * fire, as it must one whose deadline went away. The timer's state is
- * read without its base's lock: a timer just dequeued to run reads as not
- * queued (re-armed here, then re-armed by its pass: harmless), and a pass
- * that runs concurrently waits for our lock and re-arms from what we left.
- */
 void mrc_arm(struct mrc_sock *ms, u64 when)
 {
 	if (ms->dead || when == MRC_NO_DEADLINE)
-		return;
-	if (hrtimer_is_queued(&ms->timer) &&
-	    ktime_to_ns(hrtimer_get_expires(&ms->timer)) <= when)
 		return;
 	hrtimer_start(&ms->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
