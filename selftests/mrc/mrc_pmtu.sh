@@ -29,7 +29,8 @@
 # out packets on every plane alike (19 and 24 genuine timeouts per side
 # were seen with two drops and every EV good at the end), while a
 # black-holed link times out plane 0's alone (9-42 per side before the
-# handler). The counts come from "mrcctl -j conn show" while both ends hold
+# handler). When another plane has more than 32 timeouts of its own the
+# guest stalled and the comparison is logged, not judged. The counts come from "mrcctl -j conn show" while both ends hold
 # the finished connection open (mrc_xfer --hold). And no packet too big
 # for the link once the MTU dropped (the link's routers'
 # Icmp6OutPktTooBigs stand still from 2 s to 4 s after the change). Those
@@ -44,6 +45,9 @@ cd "$(dirname "$0")" || exit 1
 
 ENCAPS=${MRC_PMTU_ENCAPS:-srh usid none}
 NARROW=1280
+# Timeouts on a plane without the narrow link beyond which the guest, not
+# the link, is what timed packets out.
+STALL_TIMEOUTS=32
 out=$(mktemp -d)
 mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 trap 'fabric_destroy; rm -rf "$out"' EXIT
@@ -157,8 +161,17 @@ run() {
 			"$(jq -c '[.[] | select(.state == "established") | .planes[] | .timeouts]' \
 				"$out/$s.conn" 2>/dev/null)"
 		check "$e: $s per-plane counters dumped ($p0, $po)" [ "$((p0 >= 0 && po >= 0))" = 1 ]
-		check_timed "$e: $s no path blamed: plane 0's timeouts $p0 <= 8 + $drops dropped + 5/4 of another plane's most $po" \
-			[ "$p0" -le $((8 + drops + po + po / 4)) ]
+		# Other planes timing out by the dozen is a guest stall, not the
+		# link (seen on 6.12 in CI: [143,69,75,97], 354 timeouts, every
+		# EV good at the end): per-plane counts are then noise, logged.
+		# A link still black-holing is caught regardless: its routers
+		# keep sending Packet Too Big (the last check of the round).
+		if [ "$po" -le "$STALL_TIMEOUTS" ]; then
+			check_timed "$e: $s no path blamed: plane 0's timeouts $p0 <= 8 + $drops dropped + 5/4 of another plane's most $po" \
+				[ "$p0" -le $((8 + drops + po + po / 4)) ]
+		else
+			log "$e: $s plane 0's timeouts $p0 not judged: another plane timed out $po (> $STALL_TIMEOUTS), the guest stalled"
+		fi
 		check_timed "$e: $s no EV ASSUMED_BAD at the end ($bad)" [ "$bad" = 0 ]
 	done
 	check_timed "$e: no packet too big for the link once the MTU dropped ($ptb1 -> $ptb2)" \
