@@ -146,7 +146,8 @@ long mrc_mem_pages(void)
 /**
  * mrc_mem_charge() - charge @bytes of message memory to a socket
  * @ms: the socket; connection lock held
- * @bytes: the message's charge (mrc_mb_truesize())
+ * @bytes: the message's charge (mrc_mb_size() sent, mrc_mb_truesize()
+ *	received)
  * @kind: SK_MEM_SEND or SK_MEM_RECV
  *
  * Return: true if charged, false if the global limit or the socket's

@@ -5,7 +5,8 @@
  * A message of up to MRC_MSG_MAX bytes is kept as single pages reached
  * through page-sized chunks of page pointers, so that neither the send
  * side (process context) nor the receive side (softirq, GFP_ATOMIC) ever
- * needs an allocation larger than one page.
+ * needs an allocation larger than one page. A small message sent is kept
+ * in the slab object of its buffer instead (mrc_mb_alloc_tx()).
  *
  * On receive, a packet's payload normally stays in the skb it arrived in
  * (a flowcell's GSO skb holds up to 16 packets of one message): the
@@ -99,6 +100,48 @@ struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp)
 }
 
 /**
+ * mrc_mb_alloc_tx() - a buffer for a message to send (process context)
+ * @len: message length, at most MRC_MSG_MAX
+ *
+ * A message that fits with its buffer in MRC_MB_INLINE_MAX bytes lives
+ * in it: one allocation and the message's size zeroed (init_on_alloc),
+ * where a page would cost a table, a page and 4 KiB of zeroing per
+ * request of an RPC. Larger messages get pages (mrc_mb_alloc()).
+ * Charged to the sender's memory cgroup either way.
+ *
+ * Return: the buffer (fill it with mrc_mb_from_iter()), or NULL.
+ */
+struct mrc_msgbuf *mrc_mb_alloc_tx(u32 len)
+{
+	struct mrc_msgbuf *mb;
+
+	if (sizeof(*mb) + len > MRC_MB_INLINE_MAX)
+		return mrc_mb_alloc(len, GFP_KERNEL);
+	mb = kmalloc(sizeof(*mb) + len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!mb)
+		return NULL;
+	memset(mb, 0, sizeof(*mb));	/* the message: mrc_mb_from_iter() */
+	INIT_LIST_HEAD(&mb->node);
+	INIT_LIST_HEAD(&mb->pieces);
+	mb->len = len;
+	mb->inl = (u8 *)(mb + 1);
+	return mb;
+}
+
+/**
+ * mrc_mb_size() - bytes a message buffer occupies, to charge it for
+ * @mb: a buffer of mrc_mb_alloc_tx() or mrc_mb_alloc()
+ *
+ * Return: its slab object for an inline message, else mrc_mb_truesize().
+ */
+u32 mrc_mb_size(const struct mrc_msgbuf *mb)
+{
+	if (mb->inl)
+		return kmalloc_size_roundup(sizeof(*mb) + mb->len);
+	return mrc_mb_truesize(mb->len);
+}
+
+/**
  * mrc_mb_free() - free a message buffer and its pages
  * @mb: buffer, or NULL
  */
@@ -140,7 +183,7 @@ int mrc_mb_fill(struct mrc_msgbuf *mb, u32 off, u32 len, gfp_t gfp)
 
 	if (!len)
 		return 0;
-	if ((u64)off + len > mb->len)
+	if ((u64)off + len > mb->len || WARN_ON_ONCE(mb->inl))
 		return -EINVAL;
 	first = off / PAGE_SIZE;
 	last = (off + len - 1) / PAGE_SIZE;
@@ -207,6 +250,11 @@ void mrc_mb_write_skb(struct mrc_msgbuf *mb, u32 off,
 void mrc_mb_read_skb(const struct mrc_msgbuf *mb, u32 off,
 		     struct sk_buff *skb, int soff, u32 len)
 {
+	if (mb->inl) {
+		/* The caller sized @skb for the burst: a bug. */
+		WARN_ON_ONCE(skb_store_bits(skb, soff, mb->inl + off, len));
+		return;
+	}
 	while (len) {
 		u32 poff = off % PAGE_SIZE;
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);
@@ -235,6 +283,10 @@ void mrc_mb_read_skb(const struct mrc_msgbuf *mb, u32 off,
  */
 void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len)
 {
+	if (mb->inl) {
+		memcpy(dst, mb->inl + off, len);
+		return;
+	}
 	while (len) {
 		u32 poff = off % PAGE_SIZE;
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);
@@ -260,6 +312,8 @@ int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from)
 	u32 i, n, left = mb->len;
 	struct page **slot;
 
+	if (mb->inl)
+		return copy_from_iter_full(mb->inl, mb->len, from) ? 0 : -EFAULT;
 	for (i = 0; i < mb->npages; i++) {
 		slot = mrc_mb_slot(mb, i);
 		if (!*slot) {

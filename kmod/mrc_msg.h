@@ -64,7 +64,9 @@ struct mrc_mb_pchunk {
  *            come from the pages
  * @pc_head:  first chunk of storage for @pieces
  * @pc_tail:  last chunk: the piece added last is its last entry
- * @npages:   pages the message spans
+ * @inl:      a small message's bytes, in the same slab object as the
+ *            buffer (send side only, mrc_mb_alloc_tx()); NULL: pages
+ * @npages:   pages the message spans (0 with @inl)
  * @nchunks:  entries of @chunks
  * @chunks:   @npages page pointers in tables of MRC_MB_CHUNK (the last
  *            one as long as the pages left), so that no allocation is
@@ -83,6 +85,7 @@ struct mrc_msgbuf {
 	struct list_head pieces;
 	struct mrc_mb_pchunk *pc_head;
 	struct mrc_mb_pchunk *pc_tail;
+	u8 *inl;
 	u32 npages;
 	u32 nchunks;
 	struct page **chunks[];
@@ -90,7 +93,17 @@ struct mrc_msgbuf {
 
 #define MRC_MB_CHUNK	(PAGE_SIZE / sizeof(struct page *))
 
+/*
+ * A message that fits in one slab object of at most this size with its
+ * buffer is sent from it (mrc_mb_alloc_tx()): a 64-byte request costs a
+ * 256-byte object rather than a page zeroed by init_on_alloc. No larger:
+ * the next size class is a page's worth, zeroed all the same.
+ */
+#define MRC_MB_INLINE_MAX	(PAGE_SIZE / 2)
+
 struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp);
+struct mrc_msgbuf *mrc_mb_alloc_tx(u32 len);
+u32 mrc_mb_size(const struct mrc_msgbuf *mb);
 void mrc_mb_free(struct mrc_msgbuf *mb);
 u32 mrc_mb_truesize(u32 len);
 int mrc_mb_fill(struct mrc_msgbuf *mb, u32 off, u32 len, gfp_t gfp);

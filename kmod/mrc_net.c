@@ -85,6 +85,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_SNDBUF_GROWN]	= "SndbufGrown",
 	[MRC_CNT_TX_LOCAL_CN]	= "TxLocalCongestion",
 	[MRC_CNT_TX_QUEUE_THROTTLED] = "TxQueueThrottled",
+	[MRC_CNT_TIMER_IDLE]	= "TimerIdle",
 };
 
 /**

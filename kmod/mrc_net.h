@@ -145,6 +145,9 @@ struct socket;
  *                         engine for packets because the connection's bytes
  *                         in this host's queues reached
  *                         net.mrc.limit_output_bytes (mrc_tsq.c)
+ * @MRC_CNT_TIMER_IDLE:    connection timer expiries that found nothing
+ *                         due (a stale deadline: mrc_arm() cancels the
+ *                         timer when nothing is)
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -215,6 +218,7 @@ enum mrc_net_counter {
 	MRC_CNT_SNDBUF_GROWN,
 	MRC_CNT_TX_LOCAL_CN,
 	MRC_CNT_TX_QUEUE_THROTTLED,
+	MRC_CNT_TIMER_IDLE,
 	__MRC_CNT_MAX,
 };
 

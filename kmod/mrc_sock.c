@@ -538,13 +538,13 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EOPNOTSUPP;
 	if (len > MRC_MSG_MAX)
 		return -EMSGSIZE;
-	mb = mrc_mb_alloc(len, GFP_KERNEL);
+	mb = mrc_mb_alloc_tx(len);
 	if (!mb)
 		return -ENOBUFS;
 	err = mrc_mb_from_iter(mb, &msg->msg_iter);
 	if (err)
 		goto free;
-	mb->charge = mrc_mb_truesize(len);
+	mb->charge = mrc_mb_size(mb);
 	__skb_queue_head_init(&q);
 
 	lock_sock(sk);

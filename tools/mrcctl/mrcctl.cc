@@ -254,8 +254,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "sndbuf_grown",
     "tx_local_congestion",
     "tx_queue_throttled",
+    "timer_idle",
 };
-static_assert(MRC_STATS_ATTR_TX_QUEUE_THROTTLED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_TIMER_IDLE == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -417,6 +417,8 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_TX_QUEUE_THROTTLED: transmit passes that stopped asking
  *	for packets because the connection's bytes in this host's queues
  *	reached net.mrc.limit_output_bytes
+ * @MRC_STATS_ATTR_TIMER_IDLE: connection timer expiries that found
+ *	nothing due (a stale deadline)
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -499,6 +501,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_SNDBUF_GROWN,
 	MRC_STATS_ATTR_TX_LOCAL_CONGESTION,
 	MRC_STATS_ATTR_TX_QUEUE_THROTTLED,
+	MRC_STATS_ATTR_TIMER_IDLE,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
