@@ -14,13 +14,16 @@
  *    hrtimer of the connection re-armed at mrc_conn_next_deadline();
  *  - message memory: send buffers completed by MRC_EVT_MSG_COMPLETED,
  *    received messages queued for recvmsg() by MRC_EVT_MSG_DELIVERED
- *    (their buffers are placed by mrc_conn_rx.c).
+ *    (their buffers are placed by mrc_conn_rx.c);
+ *  - teardown.
+ *
+ * Next to it: connections no application holds (mrc_linger.c) and the
+ * planes this host's queues closed (mrc_room.c).
  */
 #include <linux/hrtimer.h>
 #include <linux/ipv6.h>
 #include <linux/jhash.h>
 #include <linux/random.h>
-#include <linux/workqueue.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
 #include <net/inet_ecn.h>
@@ -29,6 +32,7 @@
 #include "mrc_impl.h"
 #include "mrc_conn_k.h"
 #include "mrc_conn_rx.h"
+#include "mrc_linger.h"
 #include "mrc_mem.h"
 #include "mrc_msg.h"
 #include "mrc_net.h"
@@ -37,6 +41,7 @@
 #include "mrc_path.h"
 #include "mrc_port_status.h"
 #include "mrc_profile.h"
+#include "mrc_room.h"
 #include "mrc_sock.h"
 #include "mrc_telemetry.h"
 #include "mrc_tsq.h"
@@ -53,30 +58,7 @@
 #define MRC_K_MTU_CAP	8192	/* payload per packet, loopback included */
 /* A timer this late means the host stalled; grace before timeouts count. */
 #define MRC_K_STALL_NS		(2 * NSEC_PER_MSEC)
-/* A closed socket waits this long for the peer's close request. */
-#define MRC_K_LINGER_NS		(2 * NSEC_PER_SEC)
 #define MRC_K_STALL_GRACE_NS	(1 * NSEC_PER_MSEC)
-/* Idle children whose deadlines fall this close are aborted together. */
-#define MRC_K_REAP_SLACK_NS	(100 * NSEC_PER_MSEC)
-/*
- * A plane whose local queue (qdisc, device) refused a packet gets no new
- * packets for this long: the queue drains meanwhile (a 64-packet qdisc at
- * 1 Gbit/s needs ~0.5 ms for 64 KiB) and the retransmission is not refused
- * at once again. Short against an RTO (16.8 ms), which is what the loss
- * cost before (the engine learned of it by timing out).
- */
-#define MRC_K_ROOM_BACKOFF_NS	(250 * NSEC_PER_USEC)
-/*
- * A queue that still refuses the first packet tried after the planes
- * reopened is not draining (a CPU too busy to forward, a shaper far below
- * the window): each such closure is twice the previous one, up to this.
- * It is what bounds the attempts against a queue that refuses everything
- * (about 60 a second instead of one per 250 us, each of which cost the CPU
- * that was already short), and it stays below the RTO floor, so a plane
- * whose queue drains again is back within one RTO. A closure that begins
- * this long after the last reopening starts again from the shortest.
- */
-#define MRC_K_ROOM_BACKOFF_MAX_NS	(16 * NSEC_PER_MSEC)
 /*
  * Informational event queue: one timer expiry can time out a whole window
  * (MPR packets) and demote EVs on top; a drain empties the queue after
@@ -761,167 +743,14 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 }
 
 /**
- * mrc_conn_close_child() - close a child no application will accept; no
- * lock held
- * @child: unlinked from its listener's accept queue, whose reference the
- *	caller passes on
- * @abort: as close() with SO_LINGER 0 (the peer fails with ECONNRESET
- *	without waiting for our messages' acknowledgements); false: as a
- *	plain close() of an accepted socket
+ * mrc_conn_deadline() - when the connection timer is due; connection lock
+ * held
+ * @ms: an established connection
  *
- * The peer is told first: the child is marked released and its close
- * request queued under the child's lock, then sent once the lock is
- * dropped, before the engine goes and the socket is freed.
+ * Return: the earliest of the engine's deadline and the socket's own
+ * (linger, reset grace, local room, port status), or MRC_NO_DEADLINE.
  */
-void mrc_conn_close_child(struct mrc_sock *child, bool abort)
-{
-	struct sk_buff_head q;
-
-	__skb_queue_head_init(&q);
-	spin_lock_bh(&child->lock);
-	child->released = true;
-	if (abort)
-		child->abort = true;
-	mrc_conn_close_due(child, &q);
-	spin_unlock_bh(&child->lock);
-	mrc_xmit_queue(sock_net(&child->sk), child, &q);
-	mrc_conn_teardown(child);
-	mrc_sock_free_child(&child->sk);
-}
-
-/* A child its listener unlinked for idleness (mrc_listen_reap_idle()). */
-static void mrc_idle_child_work(struct work_struct *w)
-{
-	mrc_conn_close_child(container_of(w, struct mrc_sock, destroy_work),
-			     true);
-}
-
-/**
- * mrc_listen_reap_idle() - the listener's timer: unlink the children whose
- * idle deadline passed and hand each to a work item that aborts it;
- * listener lock held (softirq)
- * @lst: the listener
- * @now: mrc_now()
- *
- * A child's deadline is cleared when it delivers a message, and accept()
- * takes it off the queue, so only a connection that sent nothing and was
- * not accepted goes (net.mrc.child_idle_timeout_ms). The queue is in
- * creation order and every deadline is creation + the timeout read then,
- * so the walk stops at the first deadline still ahead (a later sysctl
- * change applies to later children); deadlines due within
- * MRC_K_REAP_SLACK_NS are taken together, so a burst of children costs a
- * few timer runs, not one each. The timer is re-armed for the next one.
- */
-static void mrc_listen_reap_idle(struct mrc_sock *lst, u64 now)
-{
-	struct mrc_net *mn = mrc_net(sock_net(&lst->sk));
-	struct mrc_sock *child, *tmp;
-	u64 next = MRC_NO_DEADLINE, dl;
-
-	lockdep_assert_held(&lst->lock);
-	list_for_each_entry_safe(child, tmp, &lst->accept_q, accept_node) {
-		spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
-		dl = child->idle_deadline;
-		spin_unlock(&child->lock);
-		if (!dl)
-			continue;
-		if (dl > now + MRC_K_REAP_SLACK_NS) {
-			next = dl;
-			break;
-		}
-		list_del_init(&child->accept_node);
-		child->parent = NULL;
-		sk_acceptq_removed(&lst->sk);
-		mrc_net_count(mn, MRC_CNT_IDLE_CHILDREN_ABORTED);
-		INIT_WORK(&child->destroy_work, mrc_idle_child_work);
-		queue_work(mrc_wq, &child->destroy_work);
-	}
-	mrc_arm(lst, next);
-}
-
-/* The last message of a lingering close completed (or failed). */
-static void mrc_orphan_work(struct work_struct *w)
-{
-	struct mrc_sock *ms = container_of(w, struct mrc_sock, destroy_work);
-
-	atomic_dec(&mrc_net(sock_net(&ms->sk))->orphans);
-	mrc_conn_teardown(ms);
-	sock_put(&ms->sk);
-}
-
-/**
- * mrc_conn_linger() - close() before the close handshake is over: keep the
- * connection until our messages complete and the peer's close request
- * arrives (or MRC_K_LINGER_NS after the last completion), or until it
- * fails; socket lock held
- * @ms: the socket, about to be orphaned
- *
- * Staying until the peer closes too lets the connection keep acknowledging
- * the peer's last packets: a SACK lost or overtaken at the very end would
- * otherwise leave the peer retransmitting into a QPN that no longer exists
- * until its retry budget runs out.
- *
- * At most net.mrc.max_orphans connections of a namespace linger, as TCP's
- * tcp_max_orphans: a close() beyond that aborts (the peer is told at once
- * and fails with ECONNRESET; what it had not acknowledged is lost), so that
- * a program that opens and closes connections to a stalled peer cannot
- * leave an unbounded number of them behind.
- *
- * Return: true if the connection lingers (it holds a socket reference and
- * tears itself down), false if the caller tears it down now.
- */
-bool mrc_conn_linger(struct mrc_sock *ms)
-{
-	struct mrc_net *mn = mrc_net(sock_net(&ms->sk));
-	bool linger;
-
-	spin_lock_bh(&ms->lock);
-	linger = ms->state == MRC_ST_ESTABLISHED && !ms->dead &&
-		 (ms->tx_pending || !ms->peer_closed);
-	if (linger && atomic_inc_return(&mn->orphans) >
-		      READ_ONCE(mn->max_orphans)) {
-		atomic_dec(&mn->orphans);
-		mrc_net_count(mn, MRC_CNT_ORPHANS_ABORTED);
-		ms->abort = true;
-		linger = false;
-	}
-	if (linger) {
-		INIT_WORK(&ms->destroy_work, mrc_orphan_work);
-		ms->orphan = true;
-		/* A peer that refuses our data no longer keeps us alive. */
-		mrc_conn_set_orphan(ms->conn);
-		WRITE_ONCE(ms->shut_wr, true);
-		sock_hold(&ms->sk);
-	}
-	spin_unlock_bh(&ms->lock);
-	return linger;
-}
-
-/*
- * Lingering orphan: is it done? Connection lock held. Schedules the
- * teardown (the socket is dead from here on) and returns true if so.
- */
-static bool mrc_orphan_done(struct mrc_sock *ms, u64 now)
-{
-	lockdep_assert_held(&ms->lock);
-	if (!ms->orphan)
-		return false;
-	if (ms->state == MRC_ST_ESTABLISHED) {
-		if (ms->tx_pending)
-			return false;
-		if (!ms->linger_deadline)
-			ms->linger_deadline = now + MRC_K_LINGER_NS;
-		if (!ms->peer_closed && now < ms->linger_deadline)
-			return false;
-	}
-	ms->orphan = false;
-	ms->dead = true;
-	queue_work(mrc_wq, &ms->destroy_work);
-	return true;
-}
-
-/* The earliest of the engine's deadline and the socket's own. */
-static u64 mrc_conn_deadline(const struct mrc_sock *ms)
+u64 mrc_conn_deadline(const struct mrc_sock *ms)
 {
 	u64 t = mrc_conn_next_deadline(ms->conn);
 
@@ -1113,13 +942,7 @@ static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
 			break;
 		if (now < mrc_conn_deadline(ms))
 			mrc_net_count(mrc_net(net), MRC_CNT_TIMER_IDLE);
-		if (ms->room_deadline && now >= ms->room_deadline) {
-			/* The local queues had time to drain: send again. */
-			ms->room_deadline = 0;
-			ms->room_closed = 0;
-			ms->room_reopened = now;
-			mrc_conn_apply_room(ms);
-		}
+		mrc_conn_room_timer(ms, now);
 		mrc_conn_on_timer(ms->conn, now);
 		mrc_conn_drain(ms, now, &q);
 		break;
@@ -1133,128 +956,6 @@ out:
 	spin_unlock(&ms->lock);
 	mrc_xmit_queue(net, ms, &q);
 	return HRTIMER_NORESTART;
-}
-
-/**
- * mrc_conn_apply_room() - tell the engine which planes may take packets;
- * connection lock held
- * @ms: the connection
- *
- * None while the connection is at its small-queue limit (mrc_tsq.c),
- * else every plane no local refusal closed (mrc_conn_close_room()).
- */
-void mrc_conn_apply_room(struct mrc_sock *ms)
-{
-	lockdep_assert_held(&ms->lock);
-	mrc_conn_set_tx_room(ms->conn, ms->tsq_closed ? 0 : ~ms->room_closed);
-}
-
-/*
- * Closes @planes to new packets for ms->room_backoff from @now, whatever a
- * later report names (see mrc_conn_local_drops()); the timer opens every
- * plane again at ms->room_deadline. Planes already closed stay closed, and
- * the deadline moves on: the queue that refused is still full. A new
- * closure doubles the last one (up to MRC_K_ROOM_BACKOFF_MAX_NS) when the
- * queues took nothing of the transmit call that met the refusal (@full)
- * and the planes reopened less than MRC_K_ROOM_BACKOFF_MAX_NS ago;
- * otherwise it lasts MRC_K_ROOM_BACKOFF_NS. What the queues took, not how
- * soon they refused: a host slow enough to spend the shortest closure
- * building the next packet would never see the queue refuse "soon".
- */
-static void mrc_conn_close_room(struct mrc_sock *ms, u64 now, u32 planes,
-				bool full)
-{
-	lockdep_assert_held(&ms->lock);
-	if (!ms->room_deadline) {
-		if (full && ms->room_reopened &&
-		    now - ms->room_reopened < MRC_K_ROOM_BACKOFF_MAX_NS)
-			ms->room_backoff = min_t(u64, ms->room_backoff * 2,
-						 MRC_K_ROOM_BACKOFF_MAX_NS);
-		else
-			ms->room_backoff = MRC_K_ROOM_BACKOFF_NS;
-	}
-	ms->room_closed |= planes;
-	mrc_conn_apply_room(ms);
-	ms->room_deadline = now + ms->room_backoff;
-}
-
-/**
- * mrc_conn_local_drops() - tell the engine which data packets this host
- * refused to send (NET_XMIT_DROP: a full qdisc or device queue)
- * @ms: the connection
- * @d: the refused packets (PSN, EV, engine plane)
- * @n: how many
- * @full: the queues took no data packet of this transmit call before
- *	refusing (mrc_conn_close_room())
- * @q: what the engine sends instead (retransmissions on planes with room),
- *	or NULL: nothing now, the timer sends when the planes reopen
- *
- * Called without the connection lock, bottom halves disabled. Each packet
- * is lost at once for the engine (no timeout, no EV penalty, the window
- * shrinks by it) and its plane gets no new packets for a closure
- * (mrc_conn_close_room(): 250 us, doubling up to 16 ms while the queues
- * keep refusing), after which the timer opens every plane again.
- * A plane stays closed until then whatever later batches name: were it
- * reopened by the next report, the engine would resend on it, the caller
- * would report those as refused again, and so on, in softirq, for as long
- * as the qdisc stays full.
- */
-void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
-			  u32 n, bool full, struct sk_buff_head *q)
-{
-	u32 i, planes = 0;
-	u64 now;
-
-	spin_lock(&ms->lock);
-	if (ms->dead || !ms->conn || ms->state != MRC_ST_ESTABLISHED)
-		goto out;
-	now = mrc_now();
-	for (i = 0; i < n; i++) {
-		mrc_conn_tx_dropped(ms->conn, now, d[i].psn, d[i].ev);
-		if (d[i].plane < 32)
-			planes |= BIT(d[i].plane);
-	}
-	mrc_conn_close_room(ms, now, planes, full);
-	if (q)
-		mrc_conn_drain(ms, now, q);
-	else
-		mrc_arm(ms, mrc_conn_deadline(ms));
-out:
-	spin_unlock(&ms->lock);
-}
-
-/**
- * mrc_conn_local_congestion() - tell the engine a local queue took data
- * packets while dropping others (NET_XMIT_CN)
- * @ms: the connection
- * @pkts: MRC packets it took in those skbs
- * @bytes: their bytes
- * @planes: the engine planes whose queues answered so (bit p: plane p)
- * @full: no data packet of this transmit call was taken without that
- *	answer (mrc_conn_close_room())
- *
- * Called without the connection lock, bottom halves disabled, once per
- * mrc_xmit_queue() call that met the signal: the window shrinks by
- * @bytes (mrc_conn_tx_congested()) and, as for a refusal, those planes
- * get no new packets for a closure (mrc_conn_close_room()), the time the
- * queue needs to drain what it holds instead of dropping more.
- */
-void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
-			       u32 planes, bool full)
-{
-	u64 now;
-
-	spin_lock(&ms->lock);
-	if (ms->dead || !ms->conn || ms->state != MRC_ST_ESTABLISHED)
-		goto out;
-	now = mrc_now();
-	if (mrc_conn_tx_congested(ms->conn, now, bytes) != MRC_OK)
-		goto out;
-	mrc_net_add(mrc_net(sock_net(&ms->sk)), MRC_CNT_TX_LOCAL_CN, pkts);
-	mrc_conn_close_room(ms, now, planes, full);
-	mrc_arm(ms, mrc_conn_deadline(ms));
-out:
-	spin_unlock(&ms->lock);
 }
 
 /**

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mrc_conn_k.h - connections around the engine: set-up, the host contract
- * (drain, timer), receive into a connection, local drops, teardown
- * (mrc_conn_k.c).
+ * (drain, timer), teardown (mrc_conn_k.c).
  */
 #ifndef MRC_CONN_K_H
 #define MRC_CONN_K_H
@@ -12,7 +11,6 @@
 
 #include "core/mrc_engine.h"
 
-struct mrc_local_drop;
 struct mrc_rx_batch;
 struct mrc_net;
 struct mrc_sock;
@@ -33,14 +31,12 @@ int mrc_conn_build(struct mrc_sock *ms, bool may_sleep,
 void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now);
 int mrc_conn_start_client(struct mrc_sock *ms, u64 now);
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);
-void mrc_conn_apply_room(struct mrc_sock *ms);
 struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn);
 int mrc_conn_route(struct net *net, struct mrc_sock *ms);
 void mrc_arm(struct mrc_sock *ms, u64 when);
+u64 mrc_conn_deadline(const struct mrc_sock *ms);
 void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep);
 void mrc_conn_teardown(struct mrc_sock *ms);
-void mrc_conn_close_child(struct mrc_sock *child, bool abort);
-bool mrc_conn_linger(struct mrc_sock *ms);
 int mrc_conn_connect(struct mrc_sock *ms);
 void mrc_conn_send_req(struct mrc_sock *ms, u8 kind, struct sk_buff_head *q);
 void mrc_conn_close_due(struct mrc_sock *ms, struct sk_buff_head *q);
@@ -53,10 +49,6 @@ bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn,
 void mrc_conn_wake(struct sock *sk, int band);
 u32 mrc_mtu_for(u32 path_mtu);
 
-void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
-			  u32 n, bool full, struct sk_buff_head *q);
-void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
-			       u32 planes, bool full);
 void mrc_sk_fail(struct mrc_sock *ms, int err);
 
 #endif /* MRC_CONN_K_H */

@@ -46,6 +46,7 @@
 #include "mrc_net.h"
 #include "mrc_output.h"
 #include "mrc_path.h"
+#include "mrc_room.h"
 #include "mrc_sock.h"
 
 /* Headroom of every MRC skb: link layer, outer IPv6 + SRH, IPv6, UDP. */

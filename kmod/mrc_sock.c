@@ -22,6 +22,7 @@
 #include "mrc_impl.h"
 #include "mrc_conn_k.h"
 #include "mrc_input.h"
+#include "mrc_linger.h"
 #include "mrc_mem.h"
 #include "mrc_msg.h"
 #include "mrc_net.h"

@@ -53,6 +53,7 @@
 #include "mrc_conn_k.h"
 #include "mrc_net.h"
 #include "mrc_output.h"
+#include "mrc_room.h"
 #include "mrc_sock.h"
 #include "mrc_tsq.h"
 
