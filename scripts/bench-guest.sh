@@ -18,8 +18,9 @@
 #   every spine port), gray (one spine of plane 0 drops 15%), silent (the link
 #   between plane 0's spine 0 and hB cut mid-run, every host carrier up),
 #   planedown (plane 0 loses carrier mid-run), pingpong, rpc, loaded (pingpong
-#   beside a bulk flow of the same transport), and unshaped/shaped again at a
-#   jumbo MTU.
+#   beside a bulk flow of the same transport), unshaped/shaped again at a
+#   jumbo MTU, and MRC alone with EV profile burst 1 (per-packet spraying)
+#   unshaped and shaped (burst1-unshaped, burst1-shaped).
 # Each bulk/latency cell is one mrcperf run with --repeat (median, spread,
 # CPU service demand). Raw results land in $BENCH_OUT/raw (on the share);
 # the host assembles results.json, the table and the plots. A transport
@@ -330,6 +331,33 @@ elif [ -x "$mrcstat" ]; then
 	fi
 fi
 
+# ---- per-packet spraying: MRC with EV profile burst 1 (every packet on its
+# own EV pick, MRC 1.0's spraying exactly) beside the default flowcells,
+# unshaped here and shaped below: what spec-exact spraying costs.
+# mrc_burst N: profile 0's burst in both hosts' namespaces (its previous
+# value kept in burst_was for the restore).
+burst_was=
+mrc_burst() {
+	local h rc=0
+	for h in "$HA" "$HB"; do
+		[ -n "$burst_was" ] || burst_was=$("$mrcctl" -n "$h" -j profile show id 0 |
+			grep -o '"burst":[0-9]*' | cut -d: -f2)
+		"$mrcctl" -n "$h" profile set id 0 burst "$1" >>"$raw/mrcctl.log" 2>&1 || rc=1
+	done
+	return $rc
+}
+burst1="not measured: AF_MRC did not run"
+if [ -z "${why[mrc]:-}" ]; then
+	if mrc_burst 1; then
+		run burst1-unshaped mrc bulk -t "$((dur + omit))" "${omit_args[@]}" --repeat "$repeat" \
+			-l 64k --window 64
+		burst1=measured
+	else
+		burst1="not measured: mrcctl profile set burst 1 failed: $(tail -n 1 "$raw/mrcctl.log" | tr '"' "'")"
+	fi
+	mrc_burst "${burst_was:-16}" || log "restoring the burst failed"
+fi
+
 # ---- latency, unshaped: 64 B pingpong and rpc, every column.
 for c in "${lat_cols[@]}"; do run pingpong "$c" pingpong -k "$pings" -l 64 --repeat "$repeat"; done
 for c in "${lat_cols[@]}"; do
@@ -340,6 +368,15 @@ done
 # ---- shaped: tbf on every host uplink; the bottleneck is the fabric.
 fabric_tbf "$rate" 32kb 20ms || log "fabric_tbf failed"
 bulk shaped
+if [ "$burst1" = measured ]; then
+	if mrc_burst 1; then
+		run burst1-shaped mrc bulk -t "$((dur + omit))" "${omit_args[@]}" --repeat "$repeat" \
+			-l 64k --window 64
+	else
+		burst1="not measured (shaped): mrcctl profile set burst 1 failed"
+	fi
+	mrc_burst "${burst_was:-16}" || log "restoring the burst failed"
+fi
 
 # ---- latency under load: pingpong beside a bulk flow of the same transport
 # to the same server (mrcperf --load: its figures are in result.load).
@@ -396,7 +433,8 @@ rate_mbps=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/,
 	printf '"loss_delay_ms_per_hop":%s,' "$delay_ms"
 	printf '"series_s":%s,"fail_at_s":%s,"restore_at_s":%s,' "$series" "$fail_at" "$restore_at"
 	printf '"kernel":"%s","cpus":%s,' "$(uname -r)" "$(nproc)"
-	printf '"mrc_unavailable":"%s","telemetry":"%s",' "${why[mrc]:-}" "$telemetry"
+	printf '"mrc_unavailable":"%s","telemetry":"%s","burst1":"%s",' "${why[mrc]:-}" \
+		"$telemetry" "$burst1"
 	printf '"bench_seconds":%s}\n' $((($(now_ms) - t0) / 1000))
 } >"$raw/meta.json"
 log "done in $((($(now_ms) - t0) / 1000)) s"

@@ -34,7 +34,8 @@ COL_TITLE = {
 }
 # Scenarios whose every cell must succeed in the smoke run: no failure is
 # injected into them, so a failed cell is a broken transport or tool.
-MUST_SUCCEED = ["unshaped", "shaped", "loss0.1", "loss1", "pingpong", "rpc"]
+MUST_SUCCEED = ["unshaped", "shaped", "loss0.1", "loss1", "pingpong", "rpc",
+                "burst1-unshaped", "burst1-shaped"]
 # Failure scenarios: a transport may legitimately stall there (TCP whose
 # only path crossed the cut link), so a failed cell is a result.
 SERIES = ["silent", "planedown"]
@@ -72,13 +73,16 @@ def scenarios(meta):
     if meta.get("telemetry") == "measured":
         out["telemetry-detached"] = ["mrc"]
         out["telemetry-attached"] = ["mrc"]
+    if meta.get("burst1") == "measured":
+        out["burst1-unshaped"] = ["mrc"]
+        out["burst1-shaped"] = ["mrc"]
     return out
 
 
 def capacity(meta, sc, col):
     """Goodput the fabric allows a cell, Mbit/s; None when CPU-bound."""
     r = meta["rate_per_plane_mbps"] * meta["planes"]
-    if sc.startswith("unshaped") or sc.startswith("telemetry"):
+    if sc.startswith("unshaped") or sc.startswith("telemetry") or sc == "burst1-unshaped":
         return None
     if sc in ("pingpong", "rpc", "loaded"):
         return None
@@ -286,6 +290,21 @@ def table(res):
                          "%s -> %s Mbit/s" % (gp(d), gp(a))])
     else:
         rows.append(["telemetry overhead", "", "", "", meta.get("telemetry", "")])
+    # MRC 1.0's per-packet spraying (EV profile burst 1) beside the default
+    # flowcells of the same boot: what spec-exact spraying costs.
+    if meta.get("burst1") == "measured":
+        b16 = {sc: tests.get(sc, {}).get("mrc", {}) for sc in ("unshaped", "shaped")}
+        b1 = {sc: tests.get("burst1-" + sc, {}).get("mrc", {}) for sc in ("unshaped", "shaped")}
+
+        def both(fn, sc):
+            return "%s -> %s" % (fn(b16[sc]) if b16[sc].get("ok") else "failed",
+                                 fn(b1[sc]) if b1[sc].get("ok") else failed(b1[sc]))
+        rows.append(["burst 16 -> 1 (per-packet), unshaped Mbit/s", "", "", "",
+                     both(gp, "unshaped")])
+        rows.append(["  CPU-us per MB", "", "", "", both(sd, "unshaped")])
+        rows.append(["  shaped, of %g Mbit/s" % agg, "", "", "", both(frac, "shaped")])
+    else:
+        rows.append(["burst 1 (per-packet spraying)", "", "", "", meta.get("burst1", "not measured")])
 
     w = [max(len(r[i]) for r in rows if i < len(r)) for i in range(5)]
     lines = [
@@ -382,6 +401,9 @@ def smoke_problems(res):
                 probs.append("%s/%s: failed: %s" % (sc, c, cell.get("error")))
             elif cell.get("ok") and not cell.get("cpu", {}).get("valid"):
                 probs.append("%s/%s: no CPU figures" % (sc, c))
+    meta = res["meta"]
+    if not meta.get("mrc_unavailable") and meta.get("burst1") != "measured":
+        probs.append("burst1: %s" % meta.get("burst1", "not in meta.json"))
     return probs
 
 
