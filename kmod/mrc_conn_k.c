@@ -346,9 +346,9 @@ void mrc_arm(struct mrc_sock *ms, u64 when)
 		 * Nothing is due: a deadline left queued (a retransmission
 		 * timeout or tail-loss probe of a message the peer has since
 		 * acknowledged) would still fire, an interrupt and a pass
-		 * over the connection for nothing. A pingpong did that for
-		 * 63 % of its round trips. Free when the timer is idle (a
-		 * lockless check); -1, harmlessly, from its own callback.
+		 * over the connection for nothing: 1.2 times per round trip
+		 * of a pingpong. Free when the timer is idle (a lockless
+		 * check); -1, harmlessly, from its own callback.
 		 */
 		hrtimer_try_to_cancel(&ms->timer);
 		return;

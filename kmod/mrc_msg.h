@@ -96,7 +96,7 @@ struct mrc_msgbuf {
 /*
  * A message that fits in one slab object of at most this size with its
  * buffer is sent from it (mrc_mb_alloc_tx()): a 64-byte request costs a
- * 256-byte object rather than a page zeroed by init_on_alloc. No larger:
+ * 192-byte object rather than a page zeroed by init_on_alloc. No larger:
  * the next size class is a page's worth, zeroed all the same.
  */
 #define MRC_MB_INLINE_MAX	(PAGE_SIZE / 2)

@@ -6,7 +6,7 @@
 # A pingpong leaves nothing in flight between round trips: every message is
 # acknowledged before the reply comes. A retransmission or tail-loss-probe
 # deadline left queued then fires for nothing, a timer interrupt and a pass
-# over the connection per message (before the fix: 1.2 per round trip,
+# over the connection per message (before the fix: 1.2-1.5 per round trip,
 # both ends together). Over 2,000 round trips of 64 bytes between two
 # namespaces:
 #  - every round trip completes (mrcperf pingpong, exit 0);
