@@ -26,20 +26,20 @@ mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 trap 'rm -rf "$out"; mrc_cleanup' EXIT
 
 rts=2000
-veth_pair mrct-a mrct0 "fd00:6d72:a::1/64" mrct-b mrct1 "fd00:6d72:a::2/64" ||
+veth_pair mrcti-a mrcti0 "fd00:6d72:a::1/64" mrcti-b mrcti1 "fd00:6d72:a::2/64" ||
 	exit $ksft_fail
 
 jget() { "$perf" json "$1" "$2" 2>/dev/null; }
 total() { # total COUNTER: the sum over both namespaces
-	echo $(($(proc_counter "$1" mrct-a) + $(proc_counter "$1" mrct-b)))
+	echo $(($(proc_counter "$1" mrcti-a) + $(proc_counter "$1" mrcti-b)))
 }
 
 idle0=$(total TimerIdle)
 tx0=$(total TxPackets)
-ip netns exec mrct-b "$perf" server --mrc -p 7500 --once --json -q \
+ip netns exec mrcti-b "$perf" server --mrc -p 7500 --once --json -q \
 	>"$out/srv" 2>"$out/srv.err" &
 spid=$!
-ip netns exec mrct-a timeout 120 "$perf" pingpong --mrc -c fd00:6d72:a::2 -p 7500 \
+ip netns exec mrcti-a timeout 120 "$perf" pingpong --mrc -c fd00:6d72:a::2 -p 7500 \
 	-k "$rts" -l 64 --connect-timeout 10 --json -q >"$out/cli" 2>"$out/cli.err"
 rc=$?
 wait "$spid"
