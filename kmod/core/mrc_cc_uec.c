@@ -26,8 +26,9 @@
  * above the target: cwnd x max(1 - gamma (avg - target) / avg, 1 - max_md).
  * A delay above the target without ECN enters the average as a quarter of
  * the base RTT: such a delay is not this connection's bottleneck.
- * QuickAdapt: once per period (base RTT + target), after a trim or loss, or
- * when the delay exceeds 4 x target, if fewer than max_wnd / 8 bytes were
+ * QuickAdapt: once per period (base RTT + target, or the smoothed RTT when
+ * longer: our deviation, uec_qa_period()), after a trim or loss, or when
+ * the delay exceeds 4 x target, if fewer than max_wnd / 8 bytes were
  * acknowledged during the period, the window becomes what was acknowledged
  * (what the path really carried), and congestion signals are ignored for
  * the bytes then in flight (they were sent under the old window).
@@ -113,6 +114,22 @@ static void uec_avg(struct mrc_cc *cc, u64 sample)
 }
 
 /*
+ * QuickAdapt's period: UEC's base RTT + target, or the smoothed RTT when
+ * that is longer. The spec's period is one round trip of a fabric that
+ * marks ECN before queues grow past the target; where a drop-tail queue
+ * holds the RTT at many times the base (the VM rig's shaped planes: base
+ * 100-135 us, smoothed RTT 5-16 ms), bytes acknowledged over base + target
+ * are a small fraction of what the path carries per round trip, and every
+ * loss would reset the window to that fraction.
+ */
+static u64 uec_qa_period(const struct mrc_cc *cc)
+{
+	u64 p = uec_base(cc) + cc->u.target_ns;
+
+	return cc->srtt_ns > p ? cc->srtt_ns : p;
+}
+
+/*
  * QuickAdapt check, on every ack and trim. Returns true when the rest of
  * this signal is to be ignored (the window was just reset, or signals are
  * being ignored since the last reset).
@@ -140,7 +157,7 @@ static bool uec_quick_adapt(struct mrc_cc *cc, u64 now, bool skip, u64 delay,
 			done = true;
 		}
 		u->achieved = 0;
-		u->qa_end_ns = now + uec_base(cc) + u->target_ns;
+		u->qa_end_ns = now + uec_qa_period(cc);
 	}
 	if (done) {
 		u->inc_acc = 0;

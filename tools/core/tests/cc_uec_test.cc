@@ -164,6 +164,40 @@ TEST_F(UecTest, QuickAdaptAfterATrim) {
     EXPECT_EQ(cc_.cwnd, w - kMtu);
 }
 
+// QuickAdapt measures what the path carried over a real round trip: behind
+// a drop-tail queue the smoothed RTT is 40 base RTTs (the VM rig's shaped
+// planes: base ~120 us, RTT 5 ms), and bytes acknowledged over base +
+// target (17.5 us here) would be a twentieth of the path's round trip, so
+// the window would collapse at every loss or long delay. Over the smoothed
+// RTT, a path that carries a window per round trip keeps it; one that
+// carried little over a round trip still has its window reset.
+TEST_F(UecTest, QuickAdaptMeasuresOverTheSmoothedRtt) {
+    constexpr u64 kSrtt = 40 * kBase;
+    auto run = [&](u64 gap) {
+        init(150000);
+        u64 t = 1000;
+        for (; t < 1000 + 3 * kSrtt; t += gap) {
+            mrc_cc_ack a = ack(t, kMtu, kSrtt);  // delay far above 4 x target
+            a.srtt_ns = kSrtt;
+            a.inflight = 150000;
+            mrc_cc_on_ack(&cc_, &a);
+        }
+        mrc_cc_on_loss(&cc_, t, kMtu);
+        mrc_cc_ack a = ack(t + kSrtt, kMtu, kSrtt);  // the next period's first ack
+        a.srtt_ns = kSrtt;
+        mrc_cc_on_ack(&cc_, &a);
+        return t;
+    };
+    // One MTU per 10 us: 164 KB per round trip, above max_wnd / 8 (23 KB).
+    run(10000);
+    EXPECT_EQ(cc_.cnt.qa, 0u);
+    EXPECT_GT(cc_.cwnd, 140000u);
+    // One MTU per 100 us: 16 KB per round trip, below it: reset to that.
+    run(100000);
+    EXPECT_GE(cc_.cnt.qa, 1u);
+    EXPECT_LE(cc_.cwnd, 5 * kMtu);
+}
+
 // eta: once per base RTT at an adjustment, on top of the increases.
 TEST_F(UecTest, EtaOncePerBaseRtt) {
     init(60000);
