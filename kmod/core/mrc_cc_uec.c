@@ -118,7 +118,7 @@ static void uec_avg(struct mrc_cc *cc, u64 sample)
  * that is longer. The spec's period is one round trip of a fabric that
  * marks ECN before queues grow past the target; where a drop-tail queue
  * holds the RTT at many times the base (the VM rig's shaped planes: base
- * 100-135 us, smoothed RTT 5-16 ms), bytes acknowledged over base + target
+ * 100-180 us, smoothed RTT 5-17 ms), bytes acknowledged over base + target
  * are a small fraction of what the path carries per round trip, and every
  * loss would reset the window to that fraction.
  */

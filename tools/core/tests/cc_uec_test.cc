@@ -167,7 +167,7 @@ TEST_F(UecTest, QuickAdaptAfterATrim) {
 // QuickAdapt measures what the path carried over a real round trip: behind
 // a drop-tail queue the smoothed RTT is 40 base RTTs (the VM rig's shaped
 // planes: base ~120 us, RTT 5 ms), and bytes acknowledged over base +
-// target (17.5 us here) would be a twentieth of the path's round trip, so
+// target (17.5 us here) would be a 23rd of the path's round trip, so
 // the window would collapse at every loss or long delay. Over the smoothed
 // RTT, a path that carries a window per round trip keeps it; one that
 // carried little over a round trip still has its window reset.
@@ -186,7 +186,6 @@ TEST_F(UecTest, QuickAdaptMeasuresOverTheSmoothedRtt) {
         mrc_cc_ack a = ack(t + kSrtt, kMtu, kSrtt);  // the next period's first ack
         a.srtt_ns = kSrtt;
         mrc_cc_on_ack(&cc_, &a);
-        return t;
     };
     // One MTU per 10 us: 164 KB per round trip, above max_wnd / 8 (23 KB).
     run(10000);
