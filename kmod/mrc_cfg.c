@@ -670,7 +670,7 @@ void mrc_cfg_profile_defaults(struct mrc_cfg_profile *p, u32 id)
 	p->ev_burst = MRC_EV_BURST_DEFAULT;
 	p->dscp = MRC_DSCP_DATA_DEFAULT;
 	p->dscp_ctl = MRC_DSCP_CTL_DEFAULT;
-	p->cc_algo = MRC_CC_ALGO_UEC;
+	p->cc_algo = MRC_CC_ALGO_NSCC;
 	p->cc_target_delay_pm = 750;
 	p->cc_gamma_pm = 800;
 	p->cc_max_md_pm = 500;

@@ -3,13 +3,13 @@
 #
 # SOL_MRC connection options take effect, on the SRv6 fabric (2 hosts x 4
 # planes x 2 spines, srh route over all of them):
-#   default      MRC_INFO: 4 planes (plane_ids 0xf), uec, 128 EVs
+#   default      MRC_INFO: 4 planes (plane_ids 0xf), NSCC, 128 EVs
 #   plane mask   MRC_PLANE_MASK 0x5 on both ends: plane_ids 0x5, and the
 #                spines' SID counters show traffic on planes 0 and 2 only
 #   profiles     "mrcctl profile add id 3 ev-count 160 ev-active 8 cc-algo
 #                fixed"; MRC_PROFILE 3:3: fixed CC, 160 EVs, 1..8 active
-#                per plane (MRC_INFO); MRC_PROFILE 0:3: uec, 160 EVs;
-#                "cc-algo nscc" (the alternative) in profile 4: both ends run it
+#                per plane (MRC_INFO); MRC_PROFILE 0:3: NSCC, 160 EVs;
+#                "cc-algo uec" (UEC's NSCC) in profile 4: both ends run it
 #   errors       MRC_PROFILE naming a missing profile: ENOENT; a plane mask
 #                without any plane of the route: connect() ENETUNREACH
 # Every transfer is checked by its SHA-256 digests both ways.
@@ -68,7 +68,7 @@ xfer() {
 # ---- defaults ----
 xfer default
 expect_eq "default: planes used (MRC_INFO plane_ids)" 15 "$(info default cli plane_ids)"
-expect_eq "default: congestion control uec" 2 "$(info default cli cc_algo)"
+expect_eq "default: congestion control nscc" 0 "$(info default cli cc_algo)"
 expect_eq "default: EV set" 128 "$(info default cli ev_total)"
 for p in 0 1 2 3; do
 	check "default: plane $p carried traffic" [ "$(plane_traffic "$out/default.delta" $p)" -gt 0 ]
@@ -111,20 +111,20 @@ if [ "${tos:-0}" = 0 ]; then
 else
 	log "profiles: max $amax active EVs on a plane after $tos timeouts: not judged (floor borrowing)"
 fi
-# an EV profile alone: uec from profile 0, EVs from profile 3
+# an EV profile alone: NSCC from profile 0, EVs from profile 3
 xfer evonly --profile 0:3
-expect_eq "profiles: cc from profile 0" 2 "$(info evonly cli cc_algo)"
+expect_eq "profiles: cc from profile 0" 0 "$(info evonly cli cc_algo)"
 expect_eq "profiles: EVs from profile 3" 160 "$(info evonly cli ev_total)"
 
-# The alternative controller (cc-algo nscc) from a CC profile: the kernel
-# runs it, the transfer is intact both ways
+# UEC's NSCC (cc-algo uec) from a CC profile: the kernel runs it, the
+# transfer is intact both ways
 for h in hA hB; do
-	mrcctl $h profile add id 4 cc-algo nscc >/dev/null
-	expect_eq "profiles: profile 4 (nscc) added on $h" 0 "$?"
+	mrcctl $h profile add id 4 cc-algo uec >/dev/null
+	expect_eq "profiles: profile 4 (uec) added on $h" 0 "$?"
 done
-xfer nscc --profile 4:0
-expect_eq "profiles: congestion control nscc" 0 "$(info nscc cli cc_algo)"
-expect_eq "profiles: the server runs nscc too" 0 "$(info nscc srv cc_algo)"
+xfer uec --profile 4:0
+expect_eq "profiles: congestion control uec" 2 "$(info uec cli cc_algo)"
+expect_eq "profiles: the server runs uec too" 2 "$(info uec srv cc_algo)"
 for h in hA hB; do
 	mrcctl $h profile del id 4 >/dev/null
 done

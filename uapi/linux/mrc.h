@@ -110,9 +110,9 @@ enum mrc_encap {
 
 /**
  * enum mrc_cc_algo_id - congestion-control algorithms of a CC profile
- * @MRC_CC_ALGO_NSCC:  NSCC-style window control (our own, the alternative)
+ * @MRC_CC_ALGO_NSCC:  NSCC-style window control (default)
  * @MRC_CC_ALGO_FIXED: fixed window (lab, tests)
- * @MRC_CC_ALGO_UEC:   NSCC as Ultra Ethernet 1.0 specifies it (default)
+ * @MRC_CC_ALGO_UEC:   NSCC as Ultra Ethernet 1.0 specifies it
  */
 enum mrc_cc_algo_id {
 	MRC_CC_ALGO_NSCC,
@@ -278,7 +278,7 @@ enum mrc_ev_attr {
 /**
  * enum mrc_cc_attr - congestion-control part of a profile
  *	(inside MRC_ATTR_PROFILE_CC); per-mille values are u32
- * @MRC_CC_ATTR_ALGO: u8, enum mrc_cc_algo_id (default UEC)
+ * @MRC_CC_ATTR_ALGO: u8, enum mrc_cc_algo_id (default NSCC)
  * @MRC_CC_ATTR_TARGET_DELAY_PM: target queueing delay, per mille of the
  *	base RTT, 1..10000 (default 750)
  * @MRC_CC_ATTR_GAMMA_PM: multiplicative-decrease gain, 1..1000 (default 800)
