@@ -112,9 +112,11 @@ sleep 3.5
 # two readings agree, at most 10 times within the 6 s stall. A cgroup that
 # is not charged (sock 0, or far below) never agrees; the checks below
 # judge the figures themselves.
+# charged_as_counted: sock ($s, bytes) within 10 % of MemPages ($p, pages)
+charged_as_counted() { [ "$((s * 10 >= p * 4096 * 9 && s * 10 <= p * 4096 * 11))" = 1 ]; }
 for i in $(seq 10); do
 	s=$(sock_bytes) p=$(proc_counter MemPages)
-	[ "$((s * 10 >= p * 4096 * 9 && s * 10 <= p * 4096 * 11))" = 1 ] && break
+	charged_as_counted && break
 	sleep 0.2
 done
 log "during the stall: cgroup sock $((s / 1048576)) MiB (before: $s0 B)," \
@@ -124,7 +126,7 @@ log "during the stall: cgroup sock $((s / 1048576)) MiB (before: $s0 B)," \
 # is charged what the protocol counts is judged on every kernel.
 check "the buffers pin memory ($((p * 4096)) B >= 1 MiB)" [ "$((p * 4096))" -ge $((1 << 20)) ]
 check "the cgroup is charged what MemPages counts (sock $s B, MemPages $((p * 4096)) B, within 10 %)" \
-	[ "$((s * 10 >= p * 4096 * 9 && s * 10 <= p * 4096 * 11))" = 1 ]
+	charged_as_counted
 check_timed "the cgroup is charged the pinned buffers (sock $s >= 18 MiB)" \
 	[ "$s" -ge $((18 << 20)) ]
 check_timed "MemPages counts them (${p} pages >= 18 MiB)" [ "$((p * 4096))" -ge $((18 << 20)) ]
