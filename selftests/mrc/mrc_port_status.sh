@@ -19,8 +19,9 @@
 #
 # The first announcement is lost on the way (hB's nftables input drops the
 # first ERTH port-status update it sees): hA must send it again (4 ms
-# later, well inside the 16.8 ms RTO floor, PortStatusRetransmits) until hB's answer (EETH) confirms it
-# (PortStatusAcked), and all of the above must hold all the same.
+# later, well inside the 16.8 ms RTO floor, PortStatusRetransmits) until
+# hB's answer (EETH) confirms it (PortStatusAcked), and all of the above
+# must hold all the same.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
