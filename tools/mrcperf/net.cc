@@ -361,6 +361,8 @@ void MsgConn::WriteInfo(JsonWriter& w) const {
             w.Field("min_rtt_us", static_cast<double>(mi.mi_min_rtt_ns) / 1000.0);
             w.Field("cwnd", mi.mi_cwnd);
             w.Field("lost_inferred", static_cast<uint64_t>(mi.mi_lost_inferred));
+            w.Field("spurious_losses", static_cast<uint64_t>(mi.mi_spurious_losses));
+            w.Field("tlp_probes", static_cast<uint64_t>(mi.mi_tlp_probes));
             w.Field("spurious_timeouts", static_cast<uint64_t>(mi.mi_spurious_timeouts));
             w.Field("retransmits", static_cast<uint64_t>(mi.mi_retransmits));
             w.Field("timeouts", static_cast<uint64_t>(mi.mi_timeouts));

@@ -1566,6 +1566,55 @@ TEST_F(LossTest, SpuriousInferenceWidensTheWindow) {
     EXPECT_TRUE(poll(26 * kUs).empty()) << "nothing left to retransmit";
 }
 
+// Where queues hold many base RTTs, the reordering window is a fraction of
+// the queueing delay, not of the base: packets of one path may arrive out
+// of order by more than a quarter of a 10 us base when every packet waits
+// 190 us in queues.
+TEST_F(LossTest, QueueingDelaySizesTheReorderingWindow) {
+    create();
+    // One sample of the 10 us base, then eight of 200 us (queues).
+    u64 t = 0;
+    for (u32 k = 0; k < 9; k++, t += 1000 * kUs) {
+        auto one = send_spaced(t, 1);
+        mrc_pkt s = sack(0xffffff, 1ull << one[0].pkt.bth.psn);
+        s.sack.ack_psn_off = static_cast<u16>(one[0].pkt.bth.psn + 1);
+        rx(t + (k ? 200 : 10) * kUs, s);
+    }
+    auto st = stats();
+    ASSERT_EQ(st.min_rtt_ns, 10 * kUs);
+    ASSERT_GT(st.srtt_ns, 100 * kUs);
+    // A burst; its first packet comes late, after a later one of its EV.
+    auto d = send_spaced(t);
+    const int j = later_on_same_ev(d, 0);
+    ASSERT_GT(j, 0);
+    // (The wake-up the first round left finds nothing due.)
+    if (mrc_conn_next_deadline(c_) < t) mrc_conn_on_timer(c_, t + 15 * kUs);
+    ASSERT_EQ(stats().timeouts, 0u);
+    auto sack_got = [&](const std::vector<u32>& got) {
+        u64 bits = 0;
+        for (u32 i : got) bits |= 1ull << d[i].pkt.bth.psn;
+        mrc_pkt s = sack(0xffffff, bits);
+        s.sack.ack_psn_off = static_cast<u16>(d[15].pkt.bth.psn + 1);
+        return s;
+    };
+    std::vector<u32> got = all_but(d, {0});
+    // The newest packet's SACK after 200 us: a quarter of the base (2.5
+    // us) past its send time + 200 us has gone by, a quarter of the
+    // queueing delay has not.
+    rx(t + 15 * kUs + 200 * kUs, sack_got(got));
+    EXPECT_EQ(stats().lost_inferred, 0u) << "reordered by less than the queues hold";
+    const u64 due = mrc_conn_next_deadline(c_);
+    EXPECT_GE(due, t + 200 * kUs + (st.srtt_ns - 10 * kUs) / 4);
+    EXPECT_LT(due, t + st.srtt_ns + 4 * st.rttvar_ns) << "before its timeout";
+    // It arrives just before that deadline: nothing is lost.
+    got.push_back(0);
+    rx(due - 1, sack_got(got));
+    mrc_conn_on_timer(c_, due);
+    EXPECT_EQ(stats().lost_inferred, 0u);
+    EXPECT_EQ(stats().spurious_losses, 0u);
+    EXPECT_EQ(stats().timeouts, 0u);
+}
+
 TEST_F(LossTest, TailLossProbeBeforeTheTimeout) {
     create();
     // One RTT sample of 10 us first.
