@@ -24,19 +24,19 @@
  *
  * The first rule is the fast one and does not depend on how much the
  * paths' delays differ (queues of several RTTs on some paths do not make
- * it fire); the second finds a dead path, whose packets never have a
- * delivered successor on it. reo_wnd, which covers SACKs reordered on
- * their own way back, is reo_wnd_pm / 1000 x @reo_mult x the larger of
- * the min RTT and the queueing delay (srtt - min RTT), at most the base
- * RTO. Sprayed paths differ by their queues: where queues hold many base
- * RTTs (the VM rig's drop-tail planes: base 150 us, srtt 5-17 ms), a
- * window of a quarter of the base made both rules misfire when the queues
- * moved (a plane failing: 68-472 inferences per run proven wrong, 20-93 %
- * of them; with the queueing delay as the unit, 16-70). A loss inferred
- * wrongly (the packet is acknowledged after all, the test of
- * req_check_spurious() in mrc_req.c) raises @reo_mult by one, up to
- * MRC_REO_MULT_MAX; MRC_REO_DECAY inferences in a row that were not
- * disproved lower it by one.
+ * it fire while each path delivers in order); the second finds a dead
+ * path, whose packets never have a delivered successor on it. reo_wnd,
+ * which covers SACKs reordered on their own way back, is reo_wnd_pm /
+ * 1000 x @reo_mult x the larger of the min RTT and the queueing delay
+ * (srtt - min RTT), at most the base RTO. Sprayed paths differ by their
+ * queues: where queues hold many base RTTs (the VM rig's drop-tail
+ * planes: base 150 us, srtt 5-17 ms), a window of a quarter of the base
+ * made both rules misfire when the queues moved (a plane failing: 68-472
+ * inferences per run proven wrong, 20-93 % of them; with the queueing
+ * delay as the unit, 16-70). A loss inferred wrongly (the packet is
+ * acknowledged after all, the test of req_check_spurious() in mrc_req.c)
+ * raises @reo_mult by one, up to MRC_REO_MULT_MAX; MRC_REO_DECAY
+ * inferences in a row that were not disproved lower it by one.
  *
  * A lost packet is retransmitted on a fresh EV; its EV is ASSUMED_BAD as
  * after a timeout when it is the EV's second loss within
