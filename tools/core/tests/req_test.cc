@@ -1438,14 +1438,15 @@ class LossTest : public ReqTest {
         }
         return v;
     }
-    // A SACK of every PSN of @d in @got (cack stays before PSN 0), whose
-    // trigger is @trig (an RTT sample when that packet was sent once).
+    // A SACK of every packet of @d in @got (cack stays before PSN 0),
+    // whose trigger is packet @trig of @d (an RTT sample when that packet
+    // was sent once).
     mrc_pkt sack_of(const std::vector<mrc_tx_desc>& d, const std::vector<u32>& got, u32 trig) {
         u64 bits = 0;
 
         for (u32 i : got) bits |= 1ull << d[i].pkt.bth.psn;
         mrc_pkt s = sack(0xffffff, bits);
-        s.sack.ack_psn_off = static_cast<s16>(trig + 1);
+        s.sack.ack_psn_off = static_cast<s16>(d[trig].pkt.bth.psn + 1);
         return s;
     }
     // Indexes 0..n-1 of the packets of @d that arrive: all but @lost.
@@ -1576,9 +1577,7 @@ TEST_F(LossTest, QueueingDelaySizesTheReorderingWindow) {
     u64 t = 0;
     for (u32 k = 0; k < 9; k++, t += 1000 * kUs) {
         auto one = send_spaced(t, 1);
-        mrc_pkt s = sack(0xffffff, 1ull << one[0].pkt.bth.psn);
-        s.sack.ack_psn_off = static_cast<u16>(one[0].pkt.bth.psn + 1);
-        rx(t + (k ? 200 : 10) * kUs, s);
+        rx(t + (k ? 200 : 10) * kUs, sack_of(one, {0}, 0));
     }
     auto st = stats();
     ASSERT_EQ(st.min_rtt_ns, 10 * kUs);
@@ -1590,25 +1589,18 @@ TEST_F(LossTest, QueueingDelaySizesTheReorderingWindow) {
     // (The wake-up the first round left finds nothing due.)
     if (mrc_conn_next_deadline(c_) < t) mrc_conn_on_timer(c_, t + 15 * kUs);
     ASSERT_EQ(stats().timeouts, 0u);
-    auto sack_got = [&](const std::vector<u32>& got) {
-        u64 bits = 0;
-        for (u32 i : got) bits |= 1ull << d[i].pkt.bth.psn;
-        mrc_pkt s = sack(0xffffff, bits);
-        s.sack.ack_psn_off = static_cast<u16>(d[15].pkt.bth.psn + 1);
-        return s;
-    };
     std::vector<u32> got = all_but(d, {0});
     // The newest packet's SACK after 200 us: a quarter of the base (2.5
     // us) past its send time + 200 us has gone by, a quarter of the
     // queueing delay has not.
-    rx(t + 15 * kUs + 200 * kUs, sack_got(got));
+    rx(t + 15 * kUs + 200 * kUs, sack_of(d, got, 15));
     EXPECT_EQ(stats().lost_inferred, 0u) << "reordered by less than the queues hold";
     const u64 due = mrc_conn_next_deadline(c_);
     EXPECT_GE(due, t + 200 * kUs + (st.srtt_ns - 10 * kUs) / 4);
     EXPECT_LT(due, t + st.srtt_ns + 4 * st.rttvar_ns) << "before its timeout";
     // It arrives just before that deadline: nothing is lost.
     got.push_back(0);
-    rx(due - 1, sack_got(got));
+    rx(due - 1, sack_of(d, got, 15));
     mrc_conn_on_timer(c_, due);
     EXPECT_EQ(stats().lost_inferred, 0u);
     EXPECT_EQ(stats().spurious_losses, 0u);
