@@ -3,8 +3,9 @@
 // cc_uec_test.cc - NSCC as Ultra Ethernet 1.0 specifies it
 // (kmod/core/mrc_cc_uec.c): scaled constants, additive fair and
 // proportional increase per window, fast increase, multiplicative decrease
-// once per base RTT on the average delay, QuickAdapt after a trim, batched
-// adjustment with eta, the receiver's byte count.
+// once per base RTT (per smoothed RTT when longer) on the average delay,
+// QuickAdapt after a trim, batched adjustment with eta, the receiver's
+// byte count.
 #include <gtest/gtest.h>
 
 #include "cc_ack.h"
@@ -132,6 +133,30 @@ TEST_F(UecTest, MultiplicativeDecreaseOncePerBaseRtt) {
     a = ack(t + kBase + 5, kMtu, kBase + 1000, MRC_ECN_SKIP_ONCE);
     mrc_cc_on_ack(&cc_, &a);
     EXPECT_EQ(cc_.cnt.hold, holds + 1);
+}
+
+// Behind a queue that holds the RTT at 40 base RTTs, marks keep coming
+// for a round trip after a decrease: the next decrease waits for the
+// smoothed RTT, not the base RTT (spaced by the base RTT, the round trip
+// below made 40 decreases and left the window at its floor).
+TEST_F(UecTest, MultiplicativeDecreaseOncePerSmoothedRtt) {
+    constexpr u64 kSrtt = 40 * kBase;
+    init(150000);
+    auto marked = [&](u64 t) {
+        // An MTU per ack: the path carries far more than QuickAdapt's
+        // gate per round trip, so only the decrease acts.
+        mrc_cc_ack a = ack(t, kMtu, kSrtt, MRC_ECN_SKIP_ONCE);
+        a.srtt_ns = kSrtt;
+        mrc_cc_on_ack(&cc_, &a);
+    };
+    u64 t = 1000;
+    for (; t < 1000 + kSrtt; t += 100)  // a round trip of marked acks
+        marked(t);
+    EXPECT_GT(cc_.u.avg_delay_ns, kTarget);
+    EXPECT_EQ(cc_.cnt.md, 1u);
+    EXPECT_GE(cc_.cwnd, 75000u);  // one cut, max_md 0.5
+    marked(t + kBase);            // a round trip after the first cut
+    EXPECT_EQ(cc_.cnt.md, 2u);
 }
 
 // A trim after a period in which little got through: the window becomes
