@@ -23,12 +23,12 @@
  * empty (delay below fast_ns = base RTT / 12, the reference's 1 us), each
  * ack adds 0.25 a x acked at once, until the delay rises.
  * MD: at most once per base RTT, or per smoothed RTT when longer (our
- * deviation, uec_md_period()), when the *average* delay (EWMA 1/80) is
+ * deviation, uec_or_srtt()), when the *average* delay (EWMA 1/80) is
  * above the target: cwnd x max(1 - gamma (avg - target) / avg, 1 - max_md).
  * A delay above the target without ECN enters the average as a quarter of
  * the base RTT: such a delay is not this connection's bottleneck.
  * QuickAdapt: once per period (base RTT + target, or the smoothed RTT when
- * longer: our deviation, uec_qa_period()), after a trim or loss, or when
+ * longer: our deviation, uec_or_srtt()), after a trim or loss, or when
  * the delay exceeds 4 x target, if fewer than max_wnd / 8 bytes were
  * acknowledged during the period, the window becomes what was acknowledged
  * (what the path really carried), and congestion signals are ignored for
@@ -115,19 +115,23 @@ static void uec_avg(struct mrc_cc *cc, u64 sample)
 }
 
 /*
- * QuickAdapt's period: UEC's base RTT + target, or the smoothed RTT when
- * that is longer. The spec's period is one round trip of a fabric that
- * marks ECN before queues grow past the target; where a drop-tail queue
- * holds the RTT at many times the base (the VM rig's shaped planes: base
- * 100-180 us, smoothed RTT 5-17 ms), bytes acknowledged over base + target
- * are a small fraction of what the path carries per round trip, and every
- * loss would reset the window to that fraction.
+ * A period UEC sizes from the base RTT (@spec_ns), or the smoothed RTT when
+ * that is longer: our deviation, for QuickAdapt's period (UEC: base RTT +
+ * target) and the spacing of multiplicative decreases (UEC: base RTT).
+ * UEC's periods are a round trip of a fabric that marks ECN before queues
+ * grow past the target. Where queues hold the RTT at many times the base
+ * (the VM rig's shaped planes: base 100-180 us, smoothed RTT 5-17 ms):
+ * - bytes acknowledged over base + target are a small fraction of what the
+ *   path carries per round trip, and every loss would reset the window to
+ *   that fraction (QuickAdapt);
+ * - marks keep coming for a whole round trip after a decrease, and a
+ *   decrease every base RTT cut the window dozens of times for one queue
+ *   (with RED marking ECN: 139 Mbit/s of 200 with 328-453 timeouts per
+ *   cell, against 149 with 92-164 when spaced by the smoothed RTT).
  */
-static u64 uec_qa_period(const struct mrc_cc *cc)
+static u64 uec_or_srtt(const struct mrc_cc *cc, u64 spec_ns)
 {
-	u64 p = uec_base(cc) + cc->u.target_ns;
-
-	return cc->srtt_ns > p ? cc->srtt_ns : p;
+	return cc->srtt_ns > spec_ns ? cc->srtt_ns : spec_ns;
 }
 
 /*
@@ -158,7 +162,8 @@ static bool uec_quick_adapt(struct mrc_cc *cc, u64 now, bool skip, u64 delay,
 			done = true;
 		}
 		u->achieved = 0;
-		u->qa_end_ns = now + uec_qa_period(cc);
+		u->qa_end_ns = now + uec_or_srtt(cc, uec_base(cc) +
+						   u->target_ns);
 	}
 	if (done) {
 		u->inc_acc = 0;
@@ -186,24 +191,6 @@ static bool uec_fast(struct mrc_cc *cc, u64 delay, u32 acked)
 	return true;
 }
 
-/*
- * The least time between two multiplicative decreases: UEC's base RTT, or
- * the smoothed RTT when that is longer. UEC spaces them by the base RTT on
- * a fabric whose queues stay near the target, where that is about when a
- * decrease shows in the delay. Where queues hold the RTT at many base RTTs
- * (the VM rig's shaped planes with RED marking ECN: base ~150 us, RTT
- * 5-10 ms), marks keep coming for a whole round trip after a decrease,
- * and a decrease every base RTT cut the window dozens of times for one
- * queue: 139 Mbit/s of 200 with 328-453 timeouts per cell, against 149
- * with 92-164 when spaced by the smoothed RTT.
- */
-static u64 uec_md_period(const struct mrc_cc *cc)
-{
-	u64 base = uec_base(cc);
-
-	return cc->srtt_ns > base ? cc->srtt_ns : base;
-}
-
 static void uec_md(struct mrc_cc *cc, u64 now)
 {
 	struct mrc_cc_uec *u = &cc->u;
@@ -215,7 +202,8 @@ static void uec_md(struct mrc_cc *cc, u64 now)
 		cc->cnt.hold++;
 		return;
 	}
-	if (cc->last_md_ns && now - cc->last_md_ns < uec_md_period(cc)) {
+	if (cc->last_md_ns &&
+	    now - cc->last_md_ns < uec_or_srtt(cc, uec_base(cc))) {
 		cc->cnt.hold++;
 		return;
 	}
