@@ -17,6 +17,7 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_icrc.h"
 #include "mrc_mem.h"
 #include "mrc_net.h"
 #include "mrc_nl.h"
@@ -79,9 +80,12 @@ static int __init mrc_init(void)
 {
 	int err;
 
+	mrc_icrc_init_module();
 	mrc_wq = alloc_workqueue("mrc", 0, 0);
-	if (!mrc_wq)
-		return -ENOMEM;
+	if (!mrc_wq) {
+		err = -ENOMEM;
+		goto fail_icrc;
+	}
 	err = mrc_cfg_init_module();
 	if (err)
 		goto fail;
@@ -121,6 +125,8 @@ fail_cfg:
 	mrc_cfg_exit_module();
 fail:
 	destroy_workqueue(mrc_wq);
+fail_icrc:
+	mrc_icrc_exit_module();
 	pr_err("load failed: %d\n", err);
 	return err;
 }
@@ -135,6 +141,7 @@ static void __exit mrc_exit(void)
 	mrc_net_exit_module();
 	mrc_cfg_exit_module();
 	destroy_workqueue(mrc_wq);
+	mrc_icrc_exit_module();
 	pr_info("AF_MRC (family %d) unregistered\n", mrc_family);
 }
 

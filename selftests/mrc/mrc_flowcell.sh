@@ -35,6 +35,11 @@
 #    ICRC of its own pseudo-header, UDP length included, which hB
 #    recomputes).
 #
+# One more srh transfer with flowcells has its ICRCs computed in turn by
+# the crypto API's "crc32" driver and by crc32_le (module parameter icrc
+# switched every 100 ms, mrc_lib.sh): each implementation's packets
+# checked by the other, RxBadIcrc unchanged.
+#
 # The ratios are logged next to the goodput of each run.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
@@ -48,7 +53,7 @@ port=7400
 
 mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 [ -x "$MRCCTL" ] || { log "mrcctl not built at $MRCCTL"; exit $ksft_fail; }
-trap 'fabric_destroy; rm -rf "$out"' EXIT
+trap 'icrc_alternate_stop; fabric_destroy; rm -rf "$out"' EXIT
 
 # counter HOST NAME: one /proc/net/mrc counter of a fabric host
 counter() { fabric_exec "$1" cat /proc/net/mrc | awk -v k="$2" '$1 == k { print $2 }'; }
@@ -72,7 +77,7 @@ mrc_fabric_planes || exit $ksft_fail
 
 # run MODE BURST [RCVBUF]: one transfer; checks as described above
 run() {
-	local mode=$1 burst=$2 name="$1-burst$2${3:+-rcvbuf$3}" h rc src spid
+	local mode=$1 burst=$2 name="$1-burst$2${3:+-rcvbuf$3}${run_tag:-}" h rc src spid
 	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc k0 k1 held
 	local c0 c1 copied tx0 tx1 p0 p1 r0 r1
 	for h in hA hB; do
@@ -136,7 +141,17 @@ for mode in srh usid none; do
 	mrc_fabric_routes "$mode" || exit $ksft_fail
 	run "$mode" 16
 	run "$mode" 1
-	if [ "$mode" = srh ]; then run "$mode" 1 1048576; fi
+	if [ "$mode" = srh ]; then
+		run "$mode" 1 1048576
+		# Flowcells whose ICRCs the crypto driver and crc32_le compute
+		# in turn, every 100 ms, each checked by whichever runs then.
+		if icrc_alternate_start; then
+			run_tag=-icrc-alternating run "$mode" 16
+			icrc_alternate_stop
+		else
+			check "icrc=crypto: a crypto \"crc32\" driver" false
+		fi
+	fi
 done
 for h in hA hB; do mrcctl "$h" profile set id 0 burst 16 >/dev/null; done
 

@@ -90,6 +90,39 @@ proc_counter() {
 	"${cmd[@]}" | awk -v k="$1" '$1 == k { print $2 }'
 }
 
+# icrc_alternate_start: the ICRC's payload CRC (module parameter icrc)
+# alternates between the crypto API's "crc32" driver and the library's
+# crc32_le() every 100 ms until icrc_alternate_stop, so that packets one
+# computed are checked by the other (both compute the same function: a
+# switch is safe in flight). Fails without a crypto driver. Sets
+# icrc_crypto_impl to the driver's name.
+MRC_PARAMS=/sys/module/mrc/parameters
+icrc_alt_pid=
+icrc_alternate_start() {
+	echo crypto >"$MRC_PARAMS/icrc" || return 1
+	icrc_crypto_impl=$(cat "$MRC_PARAMS/icrc_impl")
+	[ -n "$icrc_crypto_impl" ] && [ "$icrc_crypto_impl" != crc32_le ] || return 1
+	(
+		while :; do
+			echo lib >"$MRC_PARAMS/icrc"
+			sleep 0.1
+			echo crypto >"$MRC_PARAMS/icrc"
+			sleep 0.1
+		done
+	) &
+	icrc_alt_pid=$!
+}
+
+# icrc_alternate_stop: end the alternation, back to the measured choice.
+icrc_alternate_stop() {
+	if [ -n "$icrc_alt_pid" ]; then
+		kill "$icrc_alt_pid" 2>/dev/null
+		wait "$icrc_alt_pid" 2>/dev/null
+	fi
+	icrc_alt_pid=
+	[ -w "$MRC_PARAMS/icrc" ] && echo auto >"$MRC_PARAMS/icrc"
+}
+
 netns_add() {
 	ip netns add "$1" && ip -n "$1" link set dev lo up && mrc_netns_list+=("$1")
 }

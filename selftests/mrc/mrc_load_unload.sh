@@ -6,7 +6,9 @@
 # cleanly twenty times, registers AF_MRC at the
 # family number given by its parameter (readable in sysfs), refuses a taken
 # or out-of-range number with a clear message, and cannot be removed while
-# a socket is open. The rig scans the kernel log for splats afterwards.
+# a socket is open, and picks, logs and switches the ICRC's CRC
+# implementation (parameters icrc, icrc_impl). The rig scans the kernel
+# log for splats afterwards.
 source ./mrc_lib.sh
 
 aliases=$(modinfo -F alias "$MRC_KO" | tr '\n' ' ')
@@ -49,6 +51,39 @@ for bad in 0 46 -1 abc; do
 	check "family=$bad is refused" eval '! insmod "$MRC_KO" family=$bad 2>/dev/null'
 done
 check "module not left loaded after bad parameters" test ! -d /sys/module/mrc
+
+# The ICRC's payload CRC: measured at load (icrc=auto, the faster of the
+# crypto API's "crc32" driver and crc32_le serves, both rates logged),
+# switchable at run time, forced at load; icrc_impl names the one in use
+# and takes no value.
+P=/sys/module/mrc/parameters
+dmesg -c >/dev/null
+check "insmod (icrc=auto)" insmod "$MRC_KO"
+expect_eq "icrc" auto "$(cat $P/icrc)"
+rates=$(dmesg | grep -o "ICRC: [^ ]* [0-9]* MB/s, crc32_le [0-9]* MB/s" | tail -n 1)
+check "the measurement logged ($rates)" test -n "$rates"
+read -r _ drv crypto_mbs _ _ lib_mbs _ <<<"$rates"
+want=crc32_le
+[ "${crypto_mbs:-0}" -gt "${lib_mbs:-0}" ] && want=$drv
+expect_eq "the faster serves (${drv:-?} $crypto_mbs MB/s, crc32_le $lib_mbs MB/s)" \
+	"$want" "$(cat $P/icrc_impl)"
+check "icrc=crypto at run time" sh -c "echo crypto >$P/icrc"
+expect_eq "icrc_impl: the crypto driver" "$drv" "$(cat $P/icrc_impl)"
+check "icrc=lib at run time" sh -c "echo lib >$P/icrc"
+expect_eq "icrc_impl: the library" crc32_le "$(cat $P/icrc_impl)"
+check "icrc=bogus refused" eval "! sh -c 'echo bogus >$P/icrc' 2>/dev/null"
+expect_eq "icrc unchanged by the refusal" lib "$(cat $P/icrc)"
+check "icrc_impl takes no value" eval "! sh -c 'echo lib >$P/icrc_impl' 2>/dev/null"
+check "rmmod" rmmod mrc
+check "insmod icrc=lib" insmod "$MRC_KO" icrc=lib
+expect_eq "icrc_impl at load with icrc=lib" crc32_le "$(cat $P/icrc_impl)"
+check "rmmod" rmmod mrc
+check "insmod icrc=crypto" insmod "$MRC_KO" icrc=crypto
+expect_eq "icrc_impl at load with icrc=crypto" "$drv" "$(cat $P/icrc_impl)"
+check "rmmod" rmmod mrc
+check "insmod icrc=bogus is refused" eval '! insmod "$MRC_KO" icrc=bogus 2>/dev/null'
+check "insmod icrc_impl=lib is refused" eval '! insmod "$MRC_KO" icrc_impl=lib 2>/dev/null'
+check "module not left loaded" test ! -d /sys/module/mrc
 
 # A live socket pins the module.
 trap '[ -n "${holder:-}" ] && kill "$holder" 2>/dev/null' EXIT

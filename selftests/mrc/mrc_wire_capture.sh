@@ -11,6 +11,9 @@
 #  - then, with data flowing again, a silent spine cut (sp-p1-s0 to hA's
 #    leaf, carriers up) for 1.5 s: timeouts, ASSUMED_BAD EVs, PETH probes
 #    (and their SACK pr=1 answers if the transfer outlives the cut).
+# The ICRC's payload CRC alternates every 100 ms between the crypto API's
+# "crc32" driver and crc32_le (module parameter icrc, mrc_lib.sh), so the
+# host's independent check covers both implementations.
 # Here: the digests, the capture written without kernel drops. On the host,
 # after the VM run, scripts/check.sh decodes the capture
 # (build/captures/mrc_wire_capture.pcap) with tshark and
@@ -38,7 +41,7 @@ command -v tcpdump >/dev/null || { log "FAIL: no tcpdump in the guest"; exit $ks
 # tcpdump runs under a subshell that ignores SIGINT: stop it with SIGTERM
 # (it still writes out what it has), by name, in hA's namespace.
 stop_tcpdump() { fabric_exec hA pkill -TERM -x tcpdump 2>/dev/null; }
-trap 'stop_tcpdump; fabric_destroy; rm -rf "$out"' EXIT
+trap 'icrc_alternate_stop; stop_tcpdump; fabric_destroy; rm -rf "$out"' EXIT
 mkdir -p "$CAPDIR" && rm -f "$CAP" "$CAP.meta"
 
 fabric_create || exit $ksft_fail
@@ -56,6 +59,8 @@ fabric_exec hA timeout 280 tcpdump -Z root -i any -n -s 0 -B 65536 -w "$out/cap.
 TD_PID=$!
 wait_for "$out/tcpdump.err" "listening on" 5
 
+check "the ICRC alternates: crypto driver and crc32_le" icrc_alternate_start
+log "crypto ICRC driver: ${icrc_crypto_impl:-none}"
 fabric_exec hB timeout 240 ./mrc_xfer -l -p 7300 -n 80 -M 1048576 -s 31 --stall "10:1500" \
 	--rcvbuf 1048576 \
 	>"$out/cap.srv" 2>"$out/cap.srv.err" &
@@ -76,6 +81,7 @@ wait "$cpid"
 crc=$?
 wait "$spid"
 src=$?
+icrc_alternate_stop
 sleep 0.5	# the close and the last SACKs
 stop_tcpdump
 wait "$TD_PID"
