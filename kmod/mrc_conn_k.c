@@ -324,6 +324,7 @@ void mrc_conn_sock_init(struct mrc_sock *ms)
 	hrtimer_init(&ms->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	ms->timer.function = mrc_timer_fn;
 	INIT_LIST_HEAD(&ms->rxq);
+	INIT_LIST_HEAD(&ms->tx_page_cache);
 	INIT_LIST_HEAD(&ms->accept_q);
 	INIT_LIST_HEAD(&ms->accept_node);
 	WRITE_ONCE(ms->state, MRC_ST_CLOSED);
@@ -690,6 +691,7 @@ static void mrc_free_msgs(struct mrc_sock *ms)
 		ms->txm[i] = NULL;
 	}
 	WRITE_ONCE(ms->tx_pending, 0);
+	mrc_mem_tx_pages_drain(ms);
 	for (i = 0; ms->rxm && i < ms->rx_cap; i++) {
 		if (ms->rxm[i])
 			mrc_mem_uncharge(ms, ms->rxm[i]->mem);
@@ -784,7 +786,7 @@ static void mrc_conn_event(struct mrc_sock *ms, const struct mrc_event *ev,
 		*slot = NULL;
 		WRITE_ONCE(ms->tx_pending, ms->tx_pending - 1);
 		WRITE_ONCE(sk->sk_wmem_queued, sk->sk_wmem_queued - mb->charge);
-		mrc_mem_uncharge(ms, mb->mem);
+		mrc_mem_tx_pages_keep(ms, mb);
 		/* Below the window: the buffer may be what holds it back. */
 		if (mrc_conn_app_limited(ms->conn, &cwnd))
 			mrc_sndbuf_grow(ms, mb->charge);

@@ -8,6 +8,7 @@
 
 #include <linux/types.h>
 
+struct mrc_msgbuf;
 struct mrc_sock;
 struct proto;
 struct sock;
@@ -23,5 +24,8 @@ void mrc_mem_buf_defaults(struct sock *sk);
 bool mrc_rcvbuf_grow(struct mrc_sock *ms, u64 need);
 bool mrc_sndbuf_grow(struct mrc_sock *ms, u32 charge);
 void mrc_mem_release(struct sock *sk);
+void mrc_mem_tx_pages_keep(struct mrc_sock *ms, struct mrc_msgbuf *mb);
+void mrc_mem_tx_pages_reuse(struct mrc_sock *ms, struct mrc_msgbuf *mb);
+void mrc_mem_tx_pages_drain(struct mrc_sock *ms);
 
 #endif /* MRC_MEM_H */

@@ -168,6 +168,65 @@ void mrc_mb_free(struct mrc_msgbuf *mb)
 }
 
 /**
+ * mrc_mb_pages_out() - move a completed message's pages to a list
+ * @mb: a message sent from pages (mrc_mb_alloc_tx())
+ * @list: where they go (page->lru)
+ * @max: most pages to move
+ *
+ * A page something else still references is left to mrc_mb_free().
+ *
+ * Return: pages moved; their slots are empty, so mrc_mb_free() skips them.
+ */
+u32 mrc_mb_pages_out(struct mrc_msgbuf *mb, struct list_head *list, u32 max)
+{
+	struct page **slot;
+	u32 i, n = 0;
+
+	if (mb->inl)
+		return 0;
+	for (i = 0; i < mb->npages && n < max; i++) {
+		slot = mrc_mb_slot(mb, i);
+		if (!*slot || page_ref_count(*slot) != 1)
+			continue;
+		list_add(&(*slot)->lru, list);
+		*slot = NULL;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * mrc_mb_pages_in() - give a message about to be sent pages from a list
+ * @mb: a message of mrc_mb_alloc_tx(), before mrc_mb_from_iter() fills it
+ * @list: pages (page->lru) of the same socket's earlier messages
+ * @max: most pages to take
+ *
+ * mrc_mb_from_iter() overwrites each page up to the message's length; the
+ * rest of its last page keeps older bytes of the same socket, which
+ * nothing reads (transmit reads within the message's length).
+ *
+ * Return: pages taken.
+ */
+u32 mrc_mb_pages_in(struct mrc_msgbuf *mb, struct list_head *list, u32 max)
+{
+	struct page **slot, *pg;
+	u32 i, n = 0;
+
+	if (mb->inl)
+		return 0;
+	for (i = 0; i < mb->npages && n < max && !list_empty(list); i++) {
+		slot = mrc_mb_slot(mb, i);
+		if (*slot)
+			continue;
+		pg = list_first_entry(list, struct page, lru);
+		list_del(&pg->lru);
+		*slot = pg;
+		n++;
+	}
+	return n;
+}
+
+/**
  * mrc_mb_fill() - make sure the pages under [@off, @off + @len) exist
  * @mb: buffer
  * @off: first byte

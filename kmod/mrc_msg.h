@@ -105,6 +105,8 @@ struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp);
 struct mrc_msgbuf *mrc_mb_alloc_tx(u32 len);
 u32 mrc_mb_size(const struct mrc_msgbuf *mb);
 void mrc_mb_free(struct mrc_msgbuf *mb);
+u32 mrc_mb_pages_out(struct mrc_msgbuf *mb, struct list_head *list, u32 max);
+u32 mrc_mb_pages_in(struct mrc_msgbuf *mb, struct list_head *list, u32 max);
 u32 mrc_mb_truesize(u32 len);
 int mrc_mb_fill(struct mrc_msgbuf *mb, u32 off, u32 len, gfp_t gfp);
 void mrc_mb_write_skb(struct mrc_msgbuf *mb, u32 off,

@@ -148,6 +148,9 @@ struct socket;
  * @MRC_CNT_TIMER_IDLE:    connection timer expiries that found nothing
  *                         due (a stale deadline: mrc_arm() cancels the
  *                         timer when nothing is)
+ * @MRC_CNT_TX_PAGES_REUSED: pages of messages sent that came from their
+ *                         socket's cache of completed messages' pages
+ *                         instead of the page allocator (mrc_mem.c)
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -219,6 +222,7 @@ enum mrc_net_counter {
 	MRC_CNT_TX_LOCAL_CN,
 	MRC_CNT_TX_QUEUE_THROTTLED,
 	MRC_CNT_TIMER_IDLE,
+	MRC_CNT_TX_PAGES_REUSED,
 	__MRC_CNT_MAX,
 };
 

@@ -542,6 +542,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	mb = mrc_mb_alloc_tx(len);
 	if (!mb)
 		return -ENOBUFS;
+	mrc_mem_tx_pages_reuse(ms, mb);
 	err = mrc_mb_from_iter(mb, &msg->msg_iter);
 	if (err)
 		goto free;
@@ -1096,6 +1097,10 @@ static void mrc_sk_destruct(struct sock *sk)
 	ms->dst_ok = false;
 	mrc_mp_free(ms->mp);
 	ms->mp = NULL;
+	/* Teardown drained it; a socket that never connected has none. */
+	spin_lock_bh(&ms->lock);
+	mrc_mem_tx_pages_drain(ms);
+	spin_unlock_bh(&ms->lock);
 	mrc_mem_release(sk);
 }
 

@@ -148,6 +148,9 @@ struct mrc_sock_opts {
  * @tx_cap:     size of @txm (engine tx_max_msgs)
  * @txm:        messages queued in the engine, index msn % @tx_cap
  * @tx_pending: messages in the engine not yet completed
+ * @tx_page_cache: pages of completed messages kept for the next ones
+ *              (page->lru; mrc_mem.c), charged to the socket
+ * @tx_page_cached: pages in @tx_page_cache
  * @rx_cap:     size of @rxm (engine rx_max_msgs)
  * @rxm:        messages being received, index msn % @rx_cap
  * @rx_next_msn: MSN of the next message to deliver
@@ -285,6 +288,8 @@ struct mrc_sock {
 	u16 tx_cap;				/* L */
 	struct mrc_msgbuf **txm;		/* L */
 	u32 tx_pending;				/* L/R */
+	struct list_head tx_page_cache;		/* L */
+	u32 tx_page_cached;			/* L/R */
 	u16 rx_cap;				/* L */
 	struct mrc_msgbuf **rxm;		/* L */
 	u16 rx_next_msn;			/* L */

@@ -419,6 +419,8 @@ enum mrc_cc_attr {
  *	reached net.mrc.limit_output_bytes
  * @MRC_STATS_ATTR_TIMER_IDLE: connection timer expiries that found
  *	nothing due (a stale deadline)
+ * @MRC_STATS_ATTR_TX_PAGES_REUSED: pages of messages sent that came from
+ *	their socket's cache of completed messages' pages, not the allocator
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -502,6 +504,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_TX_LOCAL_CONGESTION,
 	MRC_STATS_ATTR_TX_QUEUE_THROTTLED,
 	MRC_STATS_ATTR_TIMER_IDLE,
+	MRC_STATS_ATTR_TX_PAGES_REUSED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
