@@ -58,8 +58,12 @@ static enum mrc_icrc_policy mrc_icrc_policy;
 /* mrc_icrc_lock: mrc_icrc_init_module() ran and the exit has not. */
 static bool mrc_icrc_ready;
 
-/* CRC-32 of @len bytes at @p continued from @crc through the transform. */
-static u32 mrc_crc32_crypto(u32 crc, const u8 *p, u32 len)
+/*
+ * CRC-32 of @len bytes at @p continued from @crc through the transform.
+ * Not inlined: its descriptor takes a few hundred bytes of stack, deep in
+ * the forwarding path, which the library's CRC should not pay for.
+ */
+static noinline u32 mrc_crc32_crypto(u32 crc, const u8 *p, u32 len)
 {
 	SHASH_DESC_ON_STACK(desc, mrc_crc32_tfm);
 

@@ -25,8 +25,9 @@
  * therefore keeps the pages of its completed messages, up to
  * MRC_TX_PAGE_CACHE, for its next ones: they stay charged to it while
  * kept, hold only its own earlier payloads, and are given back when a
- * message completes under memory pressure (the protocol's or the memory
- * cgroup's), at teardown and when the socket is freed.
+ * message completes under memory pressure (the protocol above
+ * net.mrc.mem[0], or the memory cgroup's socket pressure), at teardown and
+ * when the socket is freed.
  *
  * Locking: every charge and uncharge of a socket is made under its
  * connection lock (mrc_sock.lock), which serialises sk_forward_alloc
@@ -303,6 +304,20 @@ void mrc_mem_release(struct sock *sk)
 }
 
 /*
+ * Whether a socket should give memory back rather than keep it: the
+ * protocol above net.mrc.mem[0] (its no-pressure zone), or the socket's
+ * memory cgroup under socket pressure. sk_under_memory_pressure() is no
+ * use here: it needs a protocol pressure flag, which MRC (as UDP) has not.
+ */
+static bool mrc_mem_under_pressure(const struct sock *sk)
+{
+	if (mem_cgroup_sockets_enabled && sk->sk_memcg &&
+	    mem_cgroup_under_socket_pressure(sk->sk_memcg))
+		return true;
+	return sk_memory_allocated(sk) > sk_prot_mem_limits(sk, 0);
+}
+
+/*
  * Pages a socket keeps: a few messages' worth (64 KiB messages take 16),
  * enough for sendmsg() to find them after a SACK completes a batch.
  */
@@ -319,7 +334,7 @@ void mrc_mem_tx_pages_keep(struct mrc_sock *ms, struct mrc_msgbuf *mb)
 	u32 kept = 0;
 
 	lockdep_assert_held(&ms->lock);
-	if (sk_under_memory_pressure(&ms->sk))
+	if (mrc_mem_under_pressure(&ms->sk))
 		mrc_mem_tx_pages_drain(ms);
 	else if (ms->tx_page_cached < MRC_TX_PAGE_CACHE)
 		kept = mrc_mb_pages_out(mb, &ms->tx_page_cache,

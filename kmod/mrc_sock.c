@@ -1097,7 +1097,10 @@ static void mrc_sk_destruct(struct sock *sk)
 	ms->dst_ok = false;
 	mrc_mp_free(ms->mp);
 	ms->mp = NULL;
-	/* Teardown drained it; a socket that never connected has none. */
+	/*
+	 * Teardown drained the kept send pages; a socket that never
+	 * connected has none. Freed here all the same rather than leaked.
+	 */
 	spin_lock_bh(&ms->lock);
 	mrc_mem_tx_pages_drain(ms);
 	spin_unlock_bh(&ms->lock);
