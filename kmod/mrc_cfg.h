@@ -113,6 +113,7 @@ struct mrc_cfg_route {
  * @cc_max_md_pm:        largest single decrease, per mille of the window
  * @cc_max_wnd_pm:       window ceiling, per mille of the BDP
  * @cc_init_wnd_pm:      initial window, per mille of the BDP
+ * @cc_link_mbps:        the fabric's link rate, Mbit/s (uec's scaling)
  */
 struct mrc_cfg_profile {
 	struct rcu_head rcu;
@@ -129,6 +130,7 @@ struct mrc_cfg_profile {
 	u32 cc_max_md_pm;
 	u32 cc_max_wnd_pm;
 	u32 cc_init_wnd_pm;
+	u32 cc_link_mbps;
 };
 
 /**

@@ -80,6 +80,7 @@ static const struct nla_policy mrc_cc_policy[MRC_CC_ATTR_MAX + 1] = {
 	[MRC_CC_ATTR_MAX_MD_PM]		= MRC_POL_U32,
 	[MRC_CC_ATTR_MAX_WND_PM]	= MRC_POL_U32,
 	[MRC_CC_ATTR_INIT_WND_PM]	= MRC_POL_U32,
+	[MRC_CC_ATTR_LINK_MBPS]		= MRC_POL_U32,
 };
 
 #define MRC_POL_IFNAME		{ .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 }
@@ -248,6 +249,14 @@ static const struct nla_policy mrc_rng_cc_algo =
 static const struct nla_policy mrc_rng_delay_pm = NLA_POLICY_RANGE(NLA_U32, 1, 10000);
 static const struct nla_policy mrc_rng_gain_pm = NLA_POLICY_RANGE(NLA_U32, 1, 1000);
 static const struct nla_policy mrc_rng_wnd_pm = NLA_POLICY_RANGE(NLA_U32, 100, 10000);
+/* Beyond the s16 bounds of NLA_POLICY_RANGE(). */
+static struct netlink_range_validation mrc_link_mbps_range = {
+	.min = MRC_CC_LINK_MBPS_MIN,
+	.max = MRC_CC_LINK_MBPS_MAX,
+};
+
+static const struct nla_policy mrc_rng_link_mbps =
+	NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_link_mbps_range);
 
 /* Whether @nla is within @rng: a u8/u32 value, or a binary's length. */
 static bool mrc_nl_in_range(const struct nlattr *nla, const struct nla_policy *rng)
@@ -265,6 +274,8 @@ static bool mrc_nl_in_range(const struct nlattr *nla, const struct nla_policy *r
 		v = nla_len(nla);
 		break;
 	}
+	if (rng->validation_type == NLA_VALIDATE_RANGE_PTR)
+		return v >= rng->range->min && v <= rng->range->max;
 	if (rng->validation_type != NLA_VALIDATE_MAX && v < rng->min)
 		return false;
 	if (rng->validation_type != NLA_VALIDATE_MIN && v > rng->max)
@@ -354,7 +365,9 @@ static int mrc_nl_check_cc(const struct nlattr *nest,
 	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_MAX_WND_PM], &mrc_rng_wnd_pm,
 			    "cc max-wnd-pm out of range") ?:
 	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_INIT_WND_PM], &mrc_rng_wnd_pm,
-			    "cc init-wnd-pm out of range");
+			    "cc init-wnd-pm out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_LINK_MBPS], &mrc_rng_link_mbps,
+			    "cc link-mbps out of range");
 }
 
 /**
@@ -1037,9 +1050,9 @@ static int mrc_nl_route_dump(struct sk_buff *skb, struct netlink_callback *cb)
 static size_t mrc_nl_profile_size(void)
 {
 	return nla_total_size(sizeof(u32)) +			/* PROFILE_ID */
-	       nla_total_size(0) + 3 * nla_total_size(sizeof(u32)) +	/* EV */
+	       nla_total_size(0) + 6 * nla_total_size(sizeof(u32)) +	/* EV */
 	       nla_total_size(0) + nla_total_size(sizeof(u8)) +	/* CC */
-	       5 * nla_total_size(sizeof(u32));
+	       6 * nla_total_size(sizeof(u32));
 }
 
 static int mrc_nl_fill_profile(struct sk_buff *skb, struct net *net, const void *obj)
@@ -1066,7 +1079,8 @@ static int mrc_nl_fill_profile(struct sk_buff *skb, struct net *net, const void 
 	    nla_put_u32(skb, MRC_CC_ATTR_GAMMA_PM, p->cc_gamma_pm) ||
 	    nla_put_u32(skb, MRC_CC_ATTR_MAX_MD_PM, p->cc_max_md_pm) ||
 	    nla_put_u32(skb, MRC_CC_ATTR_MAX_WND_PM, p->cc_max_wnd_pm) ||
-	    nla_put_u32(skb, MRC_CC_ATTR_INIT_WND_PM, p->cc_init_wnd_pm))
+	    nla_put_u32(skb, MRC_CC_ATTR_INIT_WND_PM, p->cc_init_wnd_pm) ||
+	    nla_put_u32(skb, MRC_CC_ATTR_LINK_MBPS, p->cc_link_mbps))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -1110,6 +1124,7 @@ static int mrc_nl_profile_apply(struct mrc_cfg_profile *p, void *arg)
 		mrc_nl_get_u32(&p->cc_max_md_pm, cc, MRC_CC_ATTR_MAX_MD_PM);
 		mrc_nl_get_u32(&p->cc_max_wnd_pm, cc, MRC_CC_ATTR_MAX_WND_PM);
 		mrc_nl_get_u32(&p->cc_init_wnd_pm, cc, MRC_CC_ATTR_INIT_WND_PM);
+		mrc_nl_get_u32(&p->cc_link_mbps, cc, MRC_CC_ATTR_LINK_MBPS);
 	}
 	return 0;
 }

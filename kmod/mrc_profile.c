@@ -146,5 +146,6 @@ void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
 	cfg->cc.max_wnd_bytes = max(mrc_profile_wnd(p->cc_max_wnd_pm), ms->mtu);
 	cfg->cc.init_wnd_bytes = clamp(mrc_profile_wnd(p->cc_init_wnd_pm),
 				       ms->mtu, cfg->cc.max_wnd_bytes);
+	cfg->cc.link_mbps = p->cc_link_mbps;
 	ms->cc_algo = cfg->cc_algo;
 }

@@ -134,13 +134,13 @@ expect_refused "route get without covering route" 1 \
 expect_eq "route dump has 2 routes" 2 "$("$M" -n nlA -j route show | count '"dst"')"
 
 # --- profiles -------------------------------------------------------------
-PF0='{"id":0,"ev":{"count":128,"active_per_plane":0,"min_active":0,"burst":16,"dscp":0,"dscp_ctl":48},"cc":{"algo":"nscc","target_delay_pm":750,"gamma_pm":800,"max_md_pm":500,"max_wnd_pm":1500,"init_wnd_pm":1500}}'
+PF0='{"id":0,"ev":{"count":128,"active_per_plane":0,"min_active":0,"burst":16,"dscp":0,"dscp_ctl":48},"cc":{"algo":"nscc","target_delay_pm":750,"gamma_pm":800,"max_md_pm":500,"max_wnd_pm":1500,"init_wnd_pm":1500,"link_mbps":100000}}'
 expect_eq "default profile" "[$PF0]" "$("$M" -n nlA -j profile show)"
 run "$M" -n nlA profile add id 3 ev-count 256 ev-active 24 cc-algo fixed
 expect_eq "profile add" 0 "$rc"
-run "$M" -n nlA profile set id 3 gamma 900 max-wnd 2000 init-wnd 1000 burst 4
+run "$M" -n nlA profile set id 3 gamma 900 max-wnd 2000 init-wnd 1000 burst 4 link-rate 50mbit
 expect_eq "profile set" 0 "$rc"
-PF3='{"id":3,"ev":{"count":256,"active_per_plane":24,"min_active":0,"burst":4,"dscp":0,"dscp_ctl":48},"cc":{"algo":"fixed","target_delay_pm":750,"gamma_pm":900,"max_md_pm":500,"max_wnd_pm":2000,"init_wnd_pm":1000}}'
+PF3='{"id":3,"ev":{"count":256,"active_per_plane":24,"min_active":0,"burst":4,"dscp":0,"dscp_ctl":48},"cc":{"algo":"fixed","target_delay_pm":750,"gamma_pm":900,"max_md_pm":500,"max_wnd_pm":2000,"init_wnd_pm":1000,"link_mbps":50}}'
 expect_eq "profile show id 3" "[$PF3]" "$("$M" -n nlA -j profile show id 3)"
 expect_refused "profile ev-count out of range" 1 \
 	"mrcctl: profile add: Invalid argument: ev count out of range (ev-count, allowed 128..256)" \
@@ -151,6 +151,12 @@ expect_refused "profile burst out of range" 1 \
 expect_refused "profile gamma out of range" 1 \
 	"mrcctl: profile set: Invalid argument: cc gamma-pm out of range (gamma, allowed 1..1000)" \
 	"$M" -n nlA profile set id 0 gamma 1001
+expect_refused "profile link-rate out of range" 1 \
+	"mrcctl: profile set: Invalid argument: cc link-mbps out of range (link-rate, allowed 10..1600000)" \
+	"$M" -n nlA profile set id 3 link-rate 5mbit
+expect_eq "profile show id 3 (text): the rate as given" \
+	"id 3 ev-count 256 ev-active 24 ev-min-active 0 burst 4 dscp 0 dscp-ctl 48 cc-algo fixed target-delay 750 gamma 900 max-md 500 max-wnd 2000 init-wnd 1000 link-rate 50mbit" \
+	"$("$M" -n nlA profile show id 3)"
 expect_refused "deleting profile 0" 1 \
 	"mrcctl: profile del: Invalid argument: mrc: profile 0 is the default and cannot be deleted" \
 	"$M" -n nlA profile del id 0
@@ -164,9 +170,10 @@ check "stats: 1 plane, 2 routes, 1 profile ($stats)" \
 	grep -q '^{"planes":1,"routes":2,"profiles":1,' <<<"$stats"
 check "stats count EEXIST rejections" grep -q '"rejected_exist":2,' <<<"$stats"
 check "stats count ENODEV rejections" grep -q '"rejected_nodev":1,' <<<"$stats"
-# 10: plane id, multicast source, 9 SIDs, usid with segs, path plane, host
-# bits, ev-count, burst, gamma, profile 0 (value checks are counted too)
-check "stats count EINVAL rejections" grep -q '"rejected_inval":10,' <<<"$stats"
+# 11: plane id, multicast source, 9 SIDs, usid with segs, path plane, host
+# bits, ev-count, burst, gamma, link-rate, profile 0 (value checks are
+# counted too)
+check "stats count EINVAL rejections" grep -q '"rejected_inval":11,' <<<"$stats"
 
 # --- unprivileged: writes refused, reads work ------------------------------
 for w in "plane add id 7 dev pl0 addr 2001:db8::7" "plane set id 0 down" "plane del id 0" \

@@ -852,6 +852,8 @@ static const struct {
 	  "cc max-wnd-pm out of range" },
 	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_INIT_WND_PM, 0, 100, 10000,
 	  "cc init-wnd-pm out of range" },
+	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_LINK_MBPS, 0, MRC_CC_LINK_MBPS_MIN,
+	  MRC_CC_LINK_MBPS_MAX, "cc link-mbps out of range" },
 };
 
 /*

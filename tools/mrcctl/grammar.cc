@@ -28,7 +28,7 @@ constexpr std::string_view kUsage =
     "  mrcctl profile { add | set } id ID [ev-count N] [ev-active N] [ev-min-active N] [burst N]\n"
     "                 [dscp N] [dscp-ctl N]\n"
     "                 [cc-algo { nscc | fixed | uec }] [target-delay PM] [gamma PM]\n"
-    "                 [max-md PM] [max-wnd PM] [init-wnd PM]\n"
+    "                 [max-md PM] [max-wnd PM] [init-wnd PM] [link-rate RATE]\n"
     "  mrcctl profile del id ID\n"
     "  mrcctl profile show [id ID]\n"
     "  mrcctl profile flush\n"
@@ -191,6 +191,8 @@ void ParseProfile(Args& a, Command& c) {
             SetOnce(p.max_wnd, ParseU32(a.Value(w), w), w);
         } else if (w == "init-wnd") {
             SetOnce(p.init_wnd, ParseU32(a.Value(w), w), w);
+        } else if (w == "link-rate") {
+            SetOnce(p.link_mbps, ParseLinkRate(a.Value(w)), w);
         } else {
             Unknown("argument", w);
         }
@@ -286,6 +288,33 @@ uint32_t ParseU32(std::string_view s, std::string_view what) {
     if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size())
         throw UsageError("invalid " + std::string(what) + " \"" + std::string(s) + "\"");
     return v;
+}
+
+uint32_t ParseLinkRate(std::string_view s) {
+    static constexpr std::array<std::pair<std::string_view, uint64_t>, 3> kUnits = {
+        {{"mbit", 1}, {"gbit", 1000}, {"tbit", 1000000}}};
+    std::string_view digits = s;
+    uint64_t scale = 1;
+    for (const auto& [unit, mult] : kUnits) {
+        if (digits.size() > unit.size() && digits.ends_with(unit)) {
+            digits.remove_suffix(unit.size());
+            scale = mult;
+            break;
+        }
+    }
+    uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
+        v > UINT32_MAX || v * scale > UINT32_MAX)
+        throw UsageError("invalid link-rate \"" + std::string(s) +
+                         "\" (a rate in mbit, gbit or tbit, or Mbit/s)");
+    return static_cast<uint32_t>(v * scale);
+}
+
+std::string LinkRate(uint32_t mbps) {
+    if (mbps && mbps % 1000000 == 0) return std::to_string(mbps / 1000000) + "tbit";
+    if (mbps && mbps % 1000 == 0) return std::to_string(mbps / 1000) + "gbit";
+    return std::to_string(mbps) + "mbit";
 }
 
 in6_addr ParseAddr(std::string_view s, std::string_view what) {

@@ -72,12 +72,12 @@ struct ProfileArgs {
     std::optional<uint32_t> id;
     std::optional<uint32_t> ev_count, ev_active, ev_min_active, burst, dscp, dscp_ctl;
     std::optional<uint8_t> cc_algo;
-    std::optional<uint32_t> target_delay, gamma, max_md, max_wnd, init_wnd;
+    std::optional<uint32_t> target_delay, gamma, max_md, max_wnd, init_wnd, link_mbps;
     bool has_ev() const {
         return ev_count || ev_active || ev_min_active || burst || dscp || dscp_ctl;
     }
     bool has_cc() const {
-        return cc_algo || target_delay || gamma || max_md || max_wnd || init_wnd;
+        return cc_algo || target_delay || gamma || max_md || max_wnd || init_wnd || link_mbps;
     }
 };
 
@@ -113,6 +113,11 @@ std::string CommandName(const Command& cmd);
 
 // Value parsers, exposed for the tests. All throw UsageError naming `what`.
 uint32_t ParseU32(std::string_view s, std::string_view what);
+// A link rate as tc(8) writes one, in Mbit/s: "50mbit", "100gbit", "2tbit",
+// or a bare number of Mbit/s. Whole Mbit/s only; the kernel checks the range.
+uint32_t ParseLinkRate(std::string_view s);
+// The same rate as ParseLinkRate() reads it back: "100gbit", "50mbit".
+std::string LinkRate(uint32_t mbps);
 in6_addr ParseAddr(std::string_view s, std::string_view what);
 // "ADDR/LEN" or "ADDR" (then len 128, or has_len false when allow_bare).
 void ParsePrefix(std::string_view s, in6_addr& addr, uint8_t& len);

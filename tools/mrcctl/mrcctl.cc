@@ -167,6 +167,9 @@ Profile DecodeProfile(nlmsghdr* nlh) {
                         case MRC_CC_ATTR_INIT_WND_PM:
                             p.init_wnd = v;
                             break;
+                        case MRC_CC_ATTR_LINK_MBPS:
+                            p.link_mbps = v;
+                            break;
                     }
                 });
                 break;
@@ -489,6 +492,7 @@ void PutProfileArgs(nl::Request& req, const ProfileArgs& p) {
         if (p.max_md) req.PutU32(MRC_CC_ATTR_MAX_MD_PM, *p.max_md, "max-md");
         if (p.max_wnd) req.PutU32(MRC_CC_ATTR_MAX_WND_PM, *p.max_wnd, "max-wnd");
         if (p.init_wnd) req.PutU32(MRC_CC_ATTR_INIT_WND_PM, *p.init_wnd, "init-wnd");
+        if (p.link_mbps) req.PutU32(MRC_CC_ATTR_LINK_MBPS, *p.link_mbps, "link-rate");
         req.EndNest(cc);
     }
 }

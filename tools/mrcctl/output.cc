@@ -49,7 +49,7 @@ void PrintProfile(std::ostream& os, const Profile& p) {
        << " ev-min-active " << p.ev_min_active << " burst " << p.burst << " dscp " << p.dscp
        << " dscp-ctl " << p.dscp_ctl << " cc-algo " << CcAlgoName(p.cc_algo) << " target-delay "
        << p.target_delay << " gamma " << p.gamma << " max-md " << p.max_md << " max-wnd "
-       << p.max_wnd << " init-wnd " << p.init_wnd << '\n';
+       << p.max_wnd << " init-wnd " << p.init_wnd << " link-rate " << LinkRate(p.link_mbps) << '\n';
 }
 
 void PrintStats(std::ostream& os, const Stats& s) {
@@ -105,6 +105,7 @@ void JsonProfile(JsonWriter& j, const Profile& p) {
     j.Key("max_md_pm").Uint(p.max_md);
     j.Key("max_wnd_pm").Uint(p.max_wnd);
     j.Key("init_wnd_pm").Uint(p.init_wnd);
+    j.Key("link_mbps").Uint(p.link_mbps);
     j.EndObject();
     j.EndObject();
 }

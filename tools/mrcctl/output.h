@@ -44,7 +44,8 @@ struct Profile {
     uint32_t ev_count = 0, ev_active = 0, ev_min_active = 0, burst = 0;
     uint8_t cc_algo = 0;
     uint32_t target_delay = 0, gamma = 0, max_md = 0, max_wnd = 0, init_wnd = 0;
-    uint32_t dscp = 0, dscp_ctl = 0;  // EV part; last, for aggregate initialisers
+    uint32_t dscp = 0, dscp_ctl = 0;  // EV part; after the CC part for aggregate initialisers
+    uint32_t link_mbps = 0;           // CC part, added last
 };
 
 // One EV (path) of a connection (MRC_CONN_ATTR_EV).

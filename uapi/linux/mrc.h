@@ -87,6 +87,9 @@ _Static_assert(sizeof(struct sockaddr_mrc) == MRC_SOCKADDR_SIZE, "sockaddr_mrc A
 #define MRC_EV_BURST_MAX	64	/* packets of a flowcell */
 #define MRC_EV_BURST_DEFAULT	16
 #define MRC_DSCP_MAX		63
+#define MRC_CC_LINK_MBPS_MIN	10	/* a CC profile's link rate, Mbit/s */
+#define MRC_CC_LINK_MBPS_MAX	1600000
+#define MRC_CC_LINK_MBPS_DEFAULT 100000
 #define MRC_DSCP_DATA_DEFAULT	0	/* best effort, as RoCE's default */
 #define MRC_DSCP_CTL_DEFAULT	48	/* CS6, as RoCE NICs' CNPs */
 
@@ -287,6 +290,10 @@ enum mrc_ev_attr {
  *	100..10000 (default 1500)
  * @MRC_CC_ATTR_INIT_WND_PM: initial window, per mille of the BDP,
  *	100..10000, at most the ceiling (default 1500)
+ * @MRC_CC_ATTR_LINK_MBPS: the fabric's link rate, Mbit/s,
+ *	MRC_CC_LINK_MBPS_MIN..MRC_CC_LINK_MBPS_MAX (default 100000): UEC's
+ *	NSCC (MRC_CC_ALGO_UEC) scales its increase constants to rate x base
+ *	RTT, as UEC 1.0 assumes the rate configured; NSCC and FIXED ignore it
  */
 enum mrc_cc_attr {
 	MRC_CC_ATTR_UNSPEC,
@@ -296,6 +303,7 @@ enum mrc_cc_attr {
 	MRC_CC_ATTR_MAX_MD_PM,
 	MRC_CC_ATTR_MAX_WND_PM,
 	MRC_CC_ATTR_INIT_WND_PM,
+	MRC_CC_ATTR_LINK_MBPS,
 
 	/* private: */
 	__MRC_CC_ATTR_CNT,

@@ -271,6 +271,22 @@ TEST(Values, Numbers) {
     EXPECT_THROW(ParseU32("0x", "x"), UsageError);
 }
 
+TEST(Values, LinkRates) {
+    EXPECT_EQ(ParseLinkRate("50mbit"), 50u);
+    EXPECT_EQ(ParseLinkRate("100gbit"), 100000u);
+    EXPECT_EQ(ParseLinkRate("2tbit"), 2000000u);
+    EXPECT_EQ(ParseLinkRate("200"), 200u);
+    EXPECT_THROW(ParseLinkRate(""), UsageError);
+    EXPECT_THROW(ParseLinkRate("gbit"), UsageError);
+    EXPECT_THROW(ParseLinkRate("1.5gbit"), UsageError);
+    EXPECT_THROW(ParseLinkRate("10kbit"), UsageError);
+    EXPECT_THROW(ParseLinkRate("5000tbit"), UsageError);
+    for (uint32_t r : {10u, 50u, 1500u, 100000u, 400000u, 1600000u})
+        EXPECT_EQ(ParseLinkRate(LinkRate(r)), r) << r;
+    EXPECT_EQ(LinkRate(1600000), "1600gbit");
+    EXPECT_EQ(LinkRate(2000000), "2tbit");
+}
+
 TEST(Values, Names) {
     for (uint8_t e = 0; e <= MRC_ENCAP_MAX; e++) EXPECT_EQ(*EncapFromName(EncapName(e)), e);
     for (uint8_t a = 0; a <= MRC_CC_ALGO_MAX; a++) EXPECT_EQ(*CcAlgoFromName(CcAlgoName(a)), a);
