@@ -314,7 +314,8 @@ static bool mrc_mem_under_pressure(const struct sock *sk)
 	if (mem_cgroup_sockets_enabled && sk->sk_memcg &&
 	    mem_cgroup_under_socket_pressure(sk->sk_memcg))
 		return true;
-	return sk_memory_allocated(sk) > sk_prot_mem_limits(sk, 0);
+	/* The core's count, as sk_memory_allocated() (net/proto_memory.h in 6.12) */
+	return atomic_long_read(&mrc_memory_allocated) > READ_ONCE(mrc_sysctl_mem[0]);
 }
 
 /*
