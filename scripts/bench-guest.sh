@@ -355,7 +355,7 @@ if [ -z "${why[mrc]:-}" ]; then
 	else
 		burst1="not measured: mrcctl profile set burst 1 failed: $(tail -n 1 "$raw/mrcctl.log" | tr '"' "'")"
 	fi
-	mrc_burst "${burst_was:-16}" || log "restoring the burst failed"
+	mrc_burst "${burst_was:-32}" || log "restoring the burst failed"
 fi
 
 # ---- latency, unshaped: 64 B pingpong and rpc, every column.
@@ -375,7 +375,7 @@ if [ "$burst1" = measured ]; then
 	else
 		burst1="not measured (shaped): mrcctl profile set burst 1 failed"
 	fi
-	mrc_burst "${burst_was:-16}" || log "restoring the burst failed"
+	mrc_burst "${burst_was:-32}" || log "restoring the burst failed"
 fi
 
 # ---- latency under load: pingpong beside a bulk flow of the same transport
@@ -435,6 +435,8 @@ rate_mbps=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/,
 	printf '"kernel":"%s","cpus":%s,' "$(uname -r)" "$(nproc)"
 	printf '"mrc_unavailable":"%s","telemetry":"%s","burst1":"%s",' "${why[mrc]:-}" \
 		"$telemetry" "$burst1"
+	# The EV profile's default burst, as the module reported it.
+	printf '"burst":%s,' "${burst_was:-null}"
 	printf '"bench_seconds":%s}\n' $((($(now_ms) - t0) / 1000))
 } >"$raw/meta.json"
 log "done in $((($(now_ms) - t0) / 1000)) s"

@@ -293,14 +293,14 @@ def table(res):
     # MRC 1.0's per-packet spraying (EV profile burst 1) beside the default
     # flowcells of the same boot: what spec-exact spraying costs.
     if meta.get("burst1") == "measured":
-        b16 = {sc: tests.get(sc, {}).get("mrc", {}) for sc in ("unshaped", "shaped")}
+        bdef = {sc: tests.get(sc, {}).get("mrc", {}) for sc in ("unshaped", "shaped")}
         b1 = {sc: tests.get("burst1-" + sc, {}).get("mrc", {}) for sc in ("unshaped", "shaped")}
 
         def both(fn, sc):
-            return "%s -> %s" % (fn(b16[sc]) if b16[sc].get("ok") else "failed",
+            return "%s -> %s" % (fn(bdef[sc]) if bdef[sc].get("ok") else "failed",
                                  fn(b1[sc]) if b1[sc].get("ok") else failed(b1[sc]))
-        rows.append(["burst 16 -> 1 (per-packet), unshaped Mbit/s", "", "", "",
-                     both(gp, "unshaped")])
+        label = "burst %s -> 1 (per-packet), unshaped Mbit/s" % (meta.get("burst") or "default")
+        rows.append([label, "", "", "", both(gp, "unshaped")])
         rows.append(["  CPU-us per MB", "", "", "", both(sd, "unshaped")])
         rows.append(["  shaped, of %g Mbit/s" % agg, "", "", "", both(frac, "shaped")])
     else:

@@ -3,7 +3,7 @@
 #
 # Local drops on several planes at once, and the small-queue limit that
 # prevents them: every host uplink of the fabric (2 hosts x 4 planes) is
-# shaped by the bench's shaped-cell tbf (about 157 KB of queue each), and
+# shaped by the bench's shaped-cell tbf (with a 64 KB bucket), and
 # the connection keeps a fixed window of 512 KiB in flight, which never
 # shrinks for a refusal.
 #
@@ -51,9 +51,12 @@ for h in hA hB; do
 	mrcctl "$h" profile set id 0 cc-algo fixed max-wnd 3000 init-wnd 3000 >/dev/null ||
 		{ check "profile: fixed window of 512 KiB on $h" false; exit $ksft_fail; }
 done
-# 50 Mbit/s per plane, a 32 KB bucket (a flowcell fits: refused whole),
-# 20 ms of queue: about 157 KB per plane (the bench's shaped cell).
-fabric_tbf 50mbit 32kb 20ms || exit $ksft_fail
+# 50 Mbit/s per plane, 20 ms of queue (the bench's shaped cell) and a 64 KB
+# bucket, so that a flowcell of the default burst (32 packets, about 46 KB
+# at MTU 1500) fits and is refused whole: tbf cuts a GSO skb larger than
+# its bucket into packets, drops what its queue cannot take and reports
+# success, which no sender can report (mrc-datapath.rst, "Flowcells").
+fabric_tbf 50mbit 64kb 20ms || exit $ksft_fail
 
 nsA=$(fabric_ns hA)
 

@@ -134,7 +134,7 @@ expect_refused "route get without covering route" 1 \
 expect_eq "route dump has 2 routes" 2 "$("$M" -n nlA -j route show | count '"dst"')"
 
 # --- profiles -------------------------------------------------------------
-PF0='{"id":0,"ev":{"count":128,"active_per_plane":0,"min_active":0,"burst":16,"dscp":0,"dscp_ctl":48},"cc":{"algo":"nscc","target_delay_pm":750,"gamma_pm":800,"max_md_pm":500,"max_wnd_pm":1500,"init_wnd_pm":1500,"link_mbps":100000}}'
+PF0='{"id":0,"ev":{"count":128,"active_per_plane":0,"min_active":0,"burst":32,"dscp":0,"dscp_ctl":48},"cc":{"algo":"nscc","target_delay_pm":750,"gamma_pm":800,"max_md_pm":500,"max_wnd_pm":1500,"init_wnd_pm":1500,"link_mbps":100000}}'
 expect_eq "default profile" "[$PF0]" "$("$M" -n nlA -j profile show)"
 run "$M" -n nlA profile add id 3 ev-count 256 ev-active 24 cc-algo fixed
 expect_eq "profile add" 0 "$rc"

@@ -85,7 +85,7 @@ _Static_assert(sizeof(struct sockaddr_mrc) == MRC_SOCKADDR_SIZE, "sockaddr_mrc A
 #define MRC_EV_COUNT_MAX	256
 #define MRC_EV_COUNT_DEFAULT	128
 #define MRC_EV_BURST_MAX	64	/* packets of a flowcell */
-#define MRC_EV_BURST_DEFAULT	16
+#define MRC_EV_BURST_DEFAULT	32
 #define MRC_DSCP_MAX		63
 #define MRC_CC_LINK_MBPS_MIN	10	/* a CC profile's link rate, Mbit/s */
 #define MRC_CC_LINK_MBPS_MAX	1600000
