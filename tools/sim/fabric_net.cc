@@ -30,28 +30,26 @@ FabricNet::FabricNet(const FabricConfig& cfg) : cfg_(cfg), rng_(cfg.seed ^ 0xfab
     t0s_ = cfg.hosts / cfg.hosts_per_t0;
     per_plane_ = 2 * cfg.hosts + 2 * t0s_ * cfg.t1_per_plane;
     const std::size_t n = static_cast<std::size_t>(per_plane_) * cfg.planes;
-    busy_ps_.assign(n, 0);
-    up_.assign(n, true);
-    loss_.assign(n, 0.0);
-    ctr_.assign(n, {});
-    lanes_.resize(2 * n);
-    rate_.resize(n);
+    ports_.resize(n);
     for (std::uint32_t id = 0; id < n; id++) {
-        const PortKind k = kind(id);
-        rate_[id] =
-            k == PortKind::Nic || k == PortKind::T0Down ? cfg.host_rate_Bps : cfg.fabric_rate_Bps;
+        Port& p = ports_[id];
+        p.kind = kind(id);
+        p.rate = p.kind == PortKind::Nic || p.kind == PortKind::T0Down ? cfg.host_rate_Bps
+                                                                       : cfg.fabric_rate_Bps;
     }
 }
 
 std::uint64_t FabricNet::backlog(std::uint32_t port, Time now) const {
     const std::uint64_t now_ps = now * 1000;
-    const std::uint64_t busy = std::max(busy_ps_[port], now_ps);
-    return rate_[port] ? (busy - now_ps) * rate_[port] / kPsPerSec : 0;
+    const Port& p = ports_[port];
+    const std::uint64_t busy = std::max(p.busy_ps, now_ps);
+    return p.rate ? (busy - now_ps) * p.rate / kPsPerSec : 0;
 }
 
 Time FabricNet::drained_to(std::uint32_t port, std::uint64_t bytes, Time now) const {
-    const std::uint64_t left_ps = rate_[port] ? bytes * kPsPerSec / rate_[port] : 0;
-    const std::uint64_t busy = busy_ps_[port];
+    const Port& p = ports_[port];
+    const std::uint64_t left_ps = p.rate ? bytes * kPsPerSec / p.rate : 0;
+    const std::uint64_t busy = p.busy_ps;
     if (busy <= left_ps) return now;
     return std::max(now, (busy - left_ps + 999) / 1000);
 }
@@ -102,7 +100,7 @@ void FabricNet::set_t0_up(unsigned plane, unsigned t0, bool up) {
 }
 
 void FabricNet::set_link_loss(unsigned plane, unsigned t0, unsigned t1, double p) {
-    loss_[t0_up_port(plane, t0, t1)] = p;
+    ports_[t0_up_port(plane, t0, t1)].loss = p;
 }
 
 int FabricNet::spine_of(unsigned a, unsigned b, std::uint32_t ev) const {
@@ -138,11 +136,9 @@ void FabricNet::Lane::push(LaneEv e) {
     ring[(head + count++) & (ring.size() - 1)] = e;
 }
 
-FabricNet::LaneEv FabricNet::Lane::pop() {
-    const LaneEv e = ring[head];
+void FabricNet::Lane::drop_front() {
     head = (head + 1) & static_cast<std::uint32_t>(ring.size() - 1);
     count--;
-    return e;
 }
 
 std::uint32_t FabricNet::alloc(FabricPacket&& p) {
@@ -177,37 +173,38 @@ void FabricNet::send(Time now, FabricPacket&& p) {
 // priority class's could invert by a few ns between sizes, and are held to
 // the order they were scheduled in.
 void FabricNet::schedule(std::uint32_t lane, Time t, std::uint32_t id) {
-    Lane& l = lanes_[lane];
+    Lane& l = this->lane(lane);
     if (l.count) {
         l.push({std::max(t, l.tail_t()), id});
         return;
     }
     l.push({t, id});
-    heap_.push({t, lane});
+    heap_.push({t, lane, id});
 }
 
 void FabricNet::enqueue(Time now, std::uint32_t id) {
     Hot& p = hot_[id];
     const std::uint32_t port = p.route[p.hop];
-    PortCounters& c = ctr_[port];
-    if (!up_[port]) {
+    Port& pt = ports_[port];
+    PortCounters& c = pt.ctr;
+    if (!pt.up) {
         c.drops++;
         free_.push_back(id);
         return;
     }
-    if ((loss_[port] > 0 && rng_.chance(loss_[port])) ||
-        (cfg_.loss > 0 && kind(port) == PortKind::T0Up && rng_.chance(cfg_.loss))) {
+    if ((pt.loss > 0 && rng_.chance(pt.loss)) ||
+        (cfg_.loss > 0 && pt.kind == PortKind::T0Up && rng_.chance(cfg_.loss))) {
         c.lost++;
         free_.push_back(id);
         return;
     }
-    const std::uint64_t rate = rate_[port];
+    const std::uint64_t rate = pt.rate;
     const std::uint64_t now_ps = now * 1000;
-    const std::uint64_t busy = std::max(busy_ps_[port], now_ps);
+    const std::uint64_t busy = std::max(pt.busy_ps, now_ps);
     const std::uint64_t backlog = this->backlog(port, now);
     // A host's own NIC port queues what its engines send (the window bounds
     // it): a NIC does not trim, mark or drop its own traffic.
-    const bool nic = kind(port) == PortKind::Nic;
+    const bool nic = pt.kind == PortKind::Nic;
     const bool data = p.data && !p.trimmed;
     std::uint64_t depart;
     if (nic) {
@@ -215,7 +212,7 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
     } else if (data && p.trim_len && cfg_.trim_bytes && backlog + p.wire_len > cfg_.trim_bytes) {
         p.trimmed = true;
         p.wire_len = p.trim_len;
-        p.lasthop = kind(port) == PortKind::T0Down;
+        p.lasthop = pt.kind == PortKind::T0Down;
         c.trims++;
     } else if (data && backlog + p.wire_len > cfg_.queue_bytes) {
         c.drops++;
@@ -236,8 +233,8 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
                 c.marks++;
             }
         }
-        busy_ps_[port] = busy + ser_ps(p.wire_len, rate);
-        depart = busy_ps_[port];
+        pt.busy_ps = busy + ser_ps(p.wire_len, rate);
+        depart = pt.busy_ps;
         c.max_backlog = std::max(c.max_backlog, backlog + p.wire_len);
     }
     c.pkts++;
@@ -247,22 +244,27 @@ void FabricNet::enqueue(Time now, std::uint32_t id) {
 
 std::optional<FabricPacket> FabricNet::pop_due(Time now) {
     while (!heap_.empty() && heap_.top().t <= now) {
-        const Head top = heap_.top();
+        const Head e = heap_.top();
         heap_.pop();
-        Lane& l = lanes_[top.lane];
-        const LaneEv e = l.pop();
-        if (l.count) heap_.push({l.front().t, top.lane});
+        Lane& l = lane(e.lane);
+        l.drop_front();
+        if (l.count) heap_.push({l.front().t, e.lane, l.front().pkt});
+        if (!heap_.empty()) {
+            __builtin_prefetch(&hot_[heap_.top().pkt], 1);
+            __builtin_prefetch(&lane(heap_.top().lane), 1);
+        }
         events_++;
         Hot& h = hot_[e.pkt];
         if (++h.hop == h.nhops) {
-            FabricPacket out = std::move(pool_[e.pkt]);
-            out.wire_len = h.wire_len;
-            out.trimmed = h.trimmed;
-            out.ce = h.ce;
-            out.lasthop = h.lasthop;
-            out.hop = h.hop;
-            out.nhops = h.nhops;
-            std::copy(std::begin(h.route), std::end(h.route), std::begin(out.route));
+            // Built in place and returned by name: one copy of the packet.
+            std::optional<FabricPacket> out(std::in_place, std::move(pool_[e.pkt]));
+            out->wire_len = h.wire_len;
+            out->trimmed = h.trimmed;
+            out->ce = h.ce;
+            out->lasthop = h.lasthop;
+            out->hop = h.hop;
+            out->nhops = h.nhops;
+            std::copy(std::begin(h.route), std::end(h.route), std::begin(out->route));
             free_.push_back(e.pkt);
             return out;
         }
