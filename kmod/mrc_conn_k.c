@@ -692,6 +692,7 @@ static void mrc_free_msgs(struct mrc_sock *ms)
 	}
 	WRITE_ONCE(ms->tx_pending, 0);
 	mrc_mem_tx_pages_drain(ms);
+	mrc_mem_tx_frags_drain(ms);
 	for (i = 0; ms->rxm && i < ms->rx_cap; i++) {
 		if (ms->rxm[i])
 			mrc_mem_uncharge(ms, ms->rxm[i]->mem);

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 struct mrc_msgbuf;
+struct page;
 struct mrc_sock;
 struct proto;
 struct sock;
@@ -27,5 +28,7 @@ void mrc_mem_release(struct sock *sk);
 void mrc_mem_tx_pages_keep(struct mrc_sock *ms, struct mrc_msgbuf *mb);
 void mrc_mem_tx_pages_reuse(struct mrc_sock *ms, struct mrc_msgbuf *mb);
 void mrc_mem_tx_pages_drain(struct mrc_sock *ms);
+struct page *mrc_mem_tx_frag(struct mrc_sock *ms, bool *reused);
+void mrc_mem_tx_frags_drain(struct mrc_sock *ms);
 
 #endif /* MRC_MEM_H */

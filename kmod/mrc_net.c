@@ -87,6 +87,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_TX_QUEUE_THROTTLED] = "TxQueueThrottled",
 	[MRC_CNT_TIMER_IDLE]	= "TimerIdle",
 	[MRC_CNT_TX_PAGES_REUSED] = "TxPagesReused",
+	[MRC_CNT_TX_FRAG_PAGES_REUSED] = "TxFragPagesReused",
 };
 
 /**

@@ -151,6 +151,10 @@ struct socket;
  * @MRC_CNT_TX_PAGES_REUSED: pages of messages sent that came from their
  *                         socket's cache of completed messages' pages
  *                         instead of the page allocator (mrc_mem.c)
+ * @MRC_CNT_TX_FRAG_PAGES_REUSED: flowcell frag pages that came back to
+ *                         their socket's ring from every skb they went
+ *                         into and were filled again without the zeroing
+ *                         a fresh page costs (mrc_mem.c)
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -223,6 +227,7 @@ enum mrc_net_counter {
 	MRC_CNT_TX_QUEUE_THROTTLED,
 	MRC_CNT_TIMER_IDLE,
 	MRC_CNT_TX_PAGES_REUSED,
+	MRC_CNT_TX_FRAG_PAGES_REUSED,
 	__MRC_CNT_MAX,
 };
 

@@ -42,6 +42,7 @@
 #include "mrc_conn_k.h"
 #include "mrc_icrc.h"
 #include "mrc_input.h"
+#include "mrc_mem.h"
 #include "mrc_msg.h"
 #include "mrc_net.h"
 #include "mrc_output.h"
@@ -292,7 +293,8 @@ u32 mrc_burst_max(u32 mtu, u32 burst)
  * @mb: the message
  *
  * The MRC packets (headers, payload, pad, room for the ICRC) follow one
- * another in page frags; mrc_xmit_one() puts the ICRCs in, one UDP header
+ * another in page frags, pages of the socket's frag ring
+ * (mrc_mem_tx_frag()); mrc_xmit_one() puts the ICRCs in, one UDP header
  * in front and marks the skb SKB_GSO_UDP_L4 with gso_size = one MRC
  * packet, so the stack cuts it into one datagram per MRC packet as late
  * as the device allows (veth forwards it whole between namespaces).
@@ -306,10 +308,12 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 				const struct mrc_msgbuf *mb)
 {
 	static const u8 zero[3 + MRC_ICRC_LEN];
+	u32 i, off, total = 0, seg = 0, plen, tail, reused = 0;
 	u8 hdr[MRC_DATA_HDR_MAX];
-	u32 i, off, total = 0, seg = 0, plen, tail;
 	struct sk_buff *skb;
-	int hlen, err;
+	bool again;
+	struct page *pg;
+	int hlen;
 
 	lockdep_assert_held(&ms->lock);
 	if (!mb || n < 2 || n > U8_MAX)
@@ -324,15 +328,30 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 			return NULL;
 		total += plen;
 	}
+	BUILD_BUG_ON(DIV_ROUND_UP(MRC_BURST_BYTES, PAGE_SIZE) > MAX_SKB_FRAGS);
 	if (total > MRC_BURST_BYTES)
 		return NULL;
-	skb = alloc_skb_with_frags(MRC_HEADROOM, total, PAGE_ALLOC_COSTLY_ORDER,
-				   &err, GFP_ATOMIC | __GFP_NOWARN);
+	skb = alloc_skb(MRC_HEADROOM, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, MRC_HEADROOM);
-	skb->len = total;
-	skb->data_len = total;
+	for (i = 0, off = 0; off < total; i++, off += plen) {
+		plen = min_t(u32, total - off, PAGE_SIZE);
+		again = false;
+		pg = mrc_mem_tx_frag(ms, &again);
+		if (!pg) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		reused += again;
+		skb_fill_page_desc(skb, i, pg, 0, plen);
+		skb->len += plen;
+		skb->data_len += plen;
+		skb->truesize += PAGE_SIZE;
+	}
+	if (reused)
+		mrc_net_add(mrc_net(sock_net(&ms->sk)),
+			    MRC_CNT_TX_FRAG_PAGES_REUSED, reused);
 	for (i = 0, off = 0; i < n; i++) {
 		hlen = mrc_pkt_encode_hdr(&d[i].pkt, hdr, sizeof(hdr));
 		if (hlen < 0) {

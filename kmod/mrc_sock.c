@@ -1098,11 +1098,13 @@ static void mrc_sk_destruct(struct sock *sk)
 	mrc_mp_free(ms->mp);
 	ms->mp = NULL;
 	/*
-	 * Teardown drained the kept send pages; a socket that never
-	 * connected has none. Freed here all the same rather than leaked.
+	 * Teardown drained the kept send pages and frag ring; a socket
+	 * that never connected has none. Freed here all the same rather
+	 * than leaked.
 	 */
 	spin_lock_bh(&ms->lock);
 	mrc_mem_tx_pages_drain(ms);
+	mrc_mem_tx_frags_drain(ms);
 	spin_unlock_bh(&ms->lock);
 	mrc_mem_release(sk);
 }

@@ -43,6 +43,12 @@ enum mrc_sock_state {
 #define MRC_HS_TRIES		8
 /* Close notification: tries. */
 #define MRC_CLOSE_TRIES		3
+/*
+ * Flowcell frag pages in a socket's ring (mrc_mem_tx_frag()): 256 KiB of
+ * 4 KiB pages, five flowcells of 46 KB, what is in flight between the
+ * sender's stack and the reader's recvmsg() on the unshaped bench cell.
+ */
+#define MRC_TX_FRAGS		64
 
 /**
  * struct mrc_sock_opts - SOL_MRC options (inherited by accepted sockets)
@@ -151,6 +157,9 @@ struct mrc_sock_opts {
  * @tx_page_cache: pages of completed messages kept for the next ones
  *              (page->lru; mrc_mem.c), charged to the socket
  * @tx_page_cached: pages in @tx_page_cache
+ * @tx_frags:   flowcell frag pages, a ring (mrc_mem_tx_frag()); each holds
+ *              one reference of its own and is charged to the socket
+ * @tx_frag_next: the slot of @tx_frags to take from next
  * @rx_cap:     size of @rxm (engine rx_max_msgs)
  * @rxm:        messages being received, index msn % @rx_cap
  * @rx_next_msn: MSN of the next message to deliver
@@ -290,6 +299,8 @@ struct mrc_sock {
 	u32 tx_pending;				/* L/R */
 	struct list_head tx_page_cache;		/* L */
 	u32 tx_page_cached;			/* L/R */
+	struct page *tx_frags[MRC_TX_FRAGS];	/* L */
+	u8 tx_frag_next;			/* L */
 	u16 rx_cap;				/* L */
 	struct mrc_msgbuf **rxm;		/* L */
 	u16 rx_next_msn;			/* L */

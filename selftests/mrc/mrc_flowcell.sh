@@ -96,7 +96,7 @@ run() {
 	tx0=$(dev_stat hA tx) p0=$(counter hA TxPackets)
 	d0=$(dev_stat hB rx) r0=$(counter hB RxPackets) i0=$(counter hB RxBadIcrc)
 	f0=$(counter hB RxFlowcells) k0=$(counter hB RxHeld) c0=$(counter hB RxCopied)
-	u0=$(counter hA TxPagesReused)
+	u0=$(counter hA TxPagesReused) g0=$(counter hA TxFragPagesReused)
 	fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 ${3:+--rcvbuf $3} \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
@@ -110,16 +110,17 @@ run() {
 	tx1=$(dev_stat hA tx) p1=$(counter hA TxPackets)
 	d1=$(dev_stat hB rx) r1=$(counter hB RxPackets) i1=$(counter hB RxBadIcrc)
 	f1=$(counter hB RxFlowcells) k1=$(counter hB RxHeld) c1=$(counter hB RxCopied)
-	u1=$(counter hA TxPagesReused)
+	u1=$(counter hA TxPagesReused) g1=$(counter hA TxFragPagesReused)
 	xfer_verdict "$name" "$out" "$rc" "$src"
 	skbs=$((tx1 - tx0)) pkts=$((p1 - p0)) rskbs=$((d1 - d0)) rx=$((r1 - r0))
 	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx") fc=$((f1 - f0))
-	held=$((k1 - k0)) copied=$((c1 - c0)) reused=$((u1 - u0))
+	held=$((k1 - k0)) copied=$((c1 - c0)) reused=$((u1 - u0)) fragre=$((g1 - g0))
 	sent=$(awk '$1 == "tx" { print $4 }' "$out/$name.cli")
 	log "$name: hA sent $pkts MRC packets in $skbs skbs ($txr)," \
 		"hB received $rx in $rskbs ($rxr), $fc flowcells whole," \
 		"$held payloads held in their skb, $copied copied;" \
-		"$reused pages reused for $((${sent:-0} / 4096)) pages' worth sent;" \
+		"$reused pages reused for $((${sent:-0} / 4096)) pages' worth sent," \
+		"$fragre frag pages filled again;" \
 		"$(grep rate "$out/$name.cli")"
 	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
 	check "$name: messages sent in pages of completed ones ($reused TxPagesReused >= 1/16 of $((${sent:-0} / 4096)))" \
@@ -128,11 +129,15 @@ run() {
 		check "$name: one skb per packet sent ($txr >= 0.9)" ge "$txr" 0.9
 		check "$name: one skb per packet received ($rxr >= 0.9)" ge "$rxr" 0.9
 		check "$name: no flowcell received ($fc RxFlowcells)" [ "$fc" = 0 ]
+		check "$name: no frag page without a flowcell ($fragre TxFragPagesReused)" \
+			[ "$fragre" = 0 ]
 	else
 		check "$name: flowcells, not packets, sent ($txr <= 0.6)" le "$txr" 0.6
 		check "$name: flowcells arrive whole ($rxr <= 0.6)" le "$rxr" 0.6
 		check "$name: mrc.ko takes them whole ($fc RxFlowcells >= $pkts / 64)" \
 			[ "$((fc * 64))" -ge "$pkts" ]
+		check "$name: flowcells laid out in frag pages filled again ($fragre TxFragPagesReused > 0)" \
+			[ "$fragre" -gt 0 ]
 	fi
 	if [ -n "$3" ]; then
 		check "$name: payloads held within the charge ($held > 0)" [ "$held" -gt 0 ]

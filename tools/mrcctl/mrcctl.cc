@@ -259,8 +259,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "tx_queue_throttled",
     "timer_idle",
     "tx_pages_reused",
+    "tx_frag_pages_reused",
 };
-static_assert(MRC_STATS_ATTR_TX_PAGES_REUSED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_TX_FRAG_PAGES_REUSED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -429,6 +429,9 @@ enum mrc_cc_attr {
  *	nothing due (a stale deadline)
  * @MRC_STATS_ATTR_TX_PAGES_REUSED: pages of messages sent that came from
  *	their socket's cache of completed messages' pages, not the allocator
+ * @MRC_STATS_ATTR_TX_FRAG_PAGES_REUSED: flowcell frag pages filled again
+ *	from their socket's ring once every skb they went into was freed, not
+ *	taken fresh (and zeroed) from the allocator
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -513,6 +516,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_TX_QUEUE_THROTTLED,
 	MRC_STATS_ATTR_TIMER_IDLE,
 	MRC_STATS_ATTR_TX_PAGES_REUSED,
+	MRC_STATS_ATTR_TX_FRAG_PAGES_REUSED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
