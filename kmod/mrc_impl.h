@@ -92,6 +92,15 @@
  *    socket dead under its lock first, so nobody re-arms the timer, and
  *    only then cancels it (hrtimer_cancel() outside the lock).
  *
+ *  - The socket's backlog (sk_lock.slock, as TCP's): a datagram for a
+ *    connection whose socket a task owns waits there (mrc_rx_elsewhere(),
+ *    under bh_lock_sock(), taken alone: never inside mrc_sock.lock nor
+ *    around it) and the owner runs it in release_sock() through
+ *    sk_backlog_rcv (mrc_backlog_rcv()): process context, BHs disabled and
+ *    RCU held for the length of one datagram, so it takes mrc_sock.lock as
+ *    the softirq does. Ownership only says where the work runs; the
+ *    connection lock still serialises it.
+ *
  *  - Packets in flight own their socket (skb_set_owner_w() in
  *    mrc_xmit_one(): skb->sk for the host's egress policy, the bytes in
  *    sk_wmem_alloc). Every transmit path therefore holds a socket

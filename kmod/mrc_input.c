@@ -18,7 +18,9 @@
  * connection holds BTH.dest_qp, its ICRC verified only then (junk costs no
  * CRC), then handed to that connection, or to the handshake code for the
  * endpoint QP (MRC_QPN_EP). Every outcome that drops a packet increments
- * exactly one counter of /proc/net/mrc.
+ * exactly one counter of /proc/net/mrc. A flowcell for a socket read on
+ * another CPU is processed on that CPU (mrc_steer.c), and a datagram for a
+ * socket a task owns by that task in release_sock() (mrc_rx_elsewhere()).
  *
  * Transmit is mrc_output.c, the path snapshot mrc_path.c; see
  * Documentation/networking/mrc-datapath.rst.
@@ -38,6 +40,7 @@
 #include <net/udp_tunnel.h>
 
 #include <linux/seg6.h>
+#include <linux/sizes.h>
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
@@ -48,6 +51,8 @@
 #include "mrc_input.h"
 #include "mrc_net.h"
 #include "mrc_pmtu.h"
+#include "mrc_sock.h"
+#include "mrc_steer.h"
 
 /* Longest control packet mrc_rx_one() copies out (the longest is 76). */
 #define MRC_RX_CTL_MAX		128
@@ -358,6 +363,101 @@ static void mrc_rx_flowcell(struct net *net, struct sk_buff *skb, int off,
 	}
 }
 
+/**
+ * mrc_udp_rcv_pkts() - the MRC packets of a datagram that mrc_udp_rcv()
+ * checked (addresses, extension headers, UDP length), a flowcell's or one
+ * @net: namespace of the UDP socket
+ * @skb: the datagram; consumed
+ *
+ * In the receive softirq, or with BHs off in a socket owner's
+ * release_sock() (mrc_backlog_rcv()) or on the reader's CPU
+ * (mrc_steer.c); under RCU.
+ */
+void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
+{
+	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
+	const struct udphdr *uh = udp_hdr(skb);
+	int off = (const u8 *)(uh + 1) - skb->data;
+	u32 len = ntohs(uh->len) - sizeof(*uh);
+	struct mrc_rx_batch b;
+
+	mrc_rx_batch_init(&b);
+	if (skb_is_gso(skb))
+		mrc_rx_flowcell(net, skb, off, len, ip6, uh, &b);
+	else
+		mrc_rx_one(net, skb, off, len, ip6, uh, &b);
+	mrc_rx_batch_end(net, &b);
+	consume_skb(skb);
+}
+
+/*
+ * Receive work follows the reader. A flowcell for a socket last read on
+ * another CPU is processed there (mrc_steer_rx()). A datagram for a
+ * connection whose socket a task owns (lock_sock(): recvmsg() copying a
+ * message out, sendmsg() queueing one) waits in the socket's backlog, as
+ * TCP's does, and that task processes it in release_sock()
+ * (mrc_backlog_rcv()). Only the first packet's BTH is looked at (a
+ * flowcell is one connection's; a stray packet is checked where it is
+ * processed). Never a drop: with the queue or the backlog full, or no
+ * owner, the datagram is processed here, at once.
+ *
+ * Return: true if @skb went to another CPU or a socket's backlog.
+ */
+static bool mrc_rx_elsewhere(struct net *net, struct sk_buff *skb, int off,
+			     u32 len)
+{
+	bool queued = false;
+	struct mrc_sock *ms;
+	u8 buf[MRC_BTH_LEN];
+	struct sock *sk;
+	const u8 *bth;
+	u32 qpn;
+
+	bth = len >= MRC_BTH_LEN ?
+	      skb_header_pointer(skb, off, MRC_BTH_LEN, buf) : NULL;
+	if (!bth)
+		return false;
+	/* BTH.DestQP: bytes 5-7, big-endian (WIRE-MRC1.md). */
+	qpn = (u32)bth[5] << 16 | (u32)bth[6] << 8 | bth[7];
+	if (qpn == MRC_QPN_EP)
+		return false;
+	ms = mrc_qpn_lookup(mrc_net(net), qpn);
+	if (!ms || !refcount_inc_not_zero(&ms->sk.sk_refcnt))
+		return false;
+	if (mrc_steer_rx(net, ms, skb, len))
+		return true;
+	sk = &ms->sk;
+	bh_lock_sock(sk);
+	/* TCP's limit (tcp_add_backlog()): the owner drains it soon. */
+	if (sock_owned_by_user(sk))
+		queued = !sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf) +
+					 READ_ONCE(sk->sk_sndbuf) + SZ_64K);
+	bh_unlock_sock(sk);
+	sock_put(sk);
+	if (queued)
+		mrc_net_count(mrc_net(net), MRC_CNT_RX_BACKLOG);
+	return queued;
+}
+
+/**
+ * mrc_backlog_rcv() - sk_backlog_rcv of an MRC socket: a datagram that
+ * waited in its backlog (mrc_rx_elsewhere()), processed by the task
+ * releasing the socket, BHs off as in the softirq
+ * @sk: the socket, owned by the caller
+ * @skb: the datagram; consumed
+ *
+ * Return: 0.
+ */
+int mrc_backlog_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	local_bh_disable();
+	rcu_read_lock();
+	mrc_udp_rcv_pkts(sock_net(sk), skb);
+	rcu_read_unlock();
+	local_bh_enable();
+	return 0;
+}
+
 /*
  * One datagram of the namespace's UDP socket, from its queue
  * (mrc_udp_data_ready()): the UDP header and the IPv6 headers in front of
@@ -368,7 +468,6 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	struct net *net = sock_net(usk);
 	struct mrc_net *mn = mrc_net(net);
 	enum mrc_net_counter cnt;
-	struct mrc_rx_batch b;
 	struct ipv6hdr *ip6;
 	struct udphdr *uh;
 	int off;
@@ -406,18 +505,14 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 		goto drop;
 	}
 	len -= sizeof(*uh);
-	mrc_rx_batch_init(&b);
-	if (skb_is_gso(skb))
-		mrc_rx_flowcell(net, skb, off, len, ip6, uh, &b);
-	else
-		mrc_rx_one(net, skb, off, len, ip6, uh, &b);
-	mrc_rx_batch_end(net, &b);
 	/*
-	 * Messages may hold the skb until they are read: it must not pin a
-	 * route (and through it a device of a namespace going away).
+	 * Messages may hold the skb until they are read, and the backlog
+	 * until its owner releases the socket: it must not pin a route (and
+	 * through it a device of a namespace going away).
 	 */
 	skb_dst_drop(skb);
-	consume_skb(skb);
+	if (!mrc_rx_elsewhere(net, skb, off, len))
+		mrc_udp_rcv_pkts(net, skb);
 	return;
 drop:
 	mrc_net_count(mn, MRC_CNT_RX_PKTS);

@@ -10,6 +10,8 @@
 
 struct mrc_net;
 struct net;
+struct sk_buff;
+struct sock;
 
 /*
  * SO_RCVBUF of a namespace's UDP socket: mrc_udp_data_ready() empties its
@@ -21,5 +23,7 @@ struct net;
 int mrc_udp_get(struct net *net);
 void mrc_udp_net_exit(struct mrc_net *mn);
 __be16 mrc_udp_dport(const struct net *net);
+int mrc_backlog_rcv(struct sock *sk, struct sk_buff *skb);
+void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb);
 
 #endif /* MRC_INPUT_H */

@@ -23,6 +23,7 @@
 #include "mrc_nl.h"
 #include "mrc_pmtu.h"
 #include "mrc_sock.h"
+#include "mrc_steer.h"
 
 /* Release of the module (modinfo), bumped with every tagged release. */
 #define MRC_MODULE_VERSION	"0.3"
@@ -86,9 +87,12 @@ static int __init mrc_init(void)
 		err = -ENOMEM;
 		goto fail_icrc;
 	}
-	err = mrc_cfg_init_module();
+	err = mrc_steer_init_module();
 	if (err)
 		goto fail;
+	err = mrc_cfg_init_module();
+	if (err)
+		goto fail_steer;
 	err = mrc_net_init_module();
 	if (err)
 		goto fail_cfg;
@@ -123,6 +127,8 @@ fail_net:
 	mrc_net_exit_module();
 fail_cfg:
 	mrc_cfg_exit_module();
+fail_steer:
+	mrc_steer_exit_module();
 fail:
 	destroy_workqueue(mrc_wq);
 fail_icrc:
@@ -140,6 +146,7 @@ static void __exit mrc_exit(void)
 	mrc_mem_exit_module();
 	mrc_net_exit_module();
 	mrc_cfg_exit_module();
+	mrc_steer_exit_module();
 	destroy_workqueue(mrc_wq);
 	mrc_icrc_exit_module();
 	pr_info("AF_MRC (family %d) unregistered\n", mrc_family);

@@ -7,6 +7,7 @@
  * own sysctls under net.mrc (Documentation/admin-guide/mrc.rst).
  */
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/sysctl.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -18,6 +19,7 @@
 #include "mrc_mem.h"
 #include "mrc_net.h"
 #include "mrc_sock.h"
+#include "mrc_steer.h"
 
 static unsigned int mrc_net_id __read_mostly;
 
@@ -88,6 +90,8 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_TIMER_IDLE]	= "TimerIdle",
 	[MRC_CNT_TX_PAGES_REUSED] = "TxPagesReused",
 	[MRC_CNT_TX_FRAG_PAGES_REUSED] = "TxFragPagesReused",
+	[MRC_CNT_RX_BACKLOG]	= "RxBacklog",
+	[MRC_CNT_RX_STEERED]	= "RxSteered",
 };
 
 /**
@@ -150,6 +154,8 @@ static int mrc_port_max = 65535;
 static int mrc_hs_rate_max = MRC_HS_ANSWER_RATE_MAX;
 static int mrc_child_idle_max = MRC_CHILD_IDLE_TIMEOUT_MS_MAX;
 static int mrc_limit_output_max = MRC_LIMIT_OUTPUT_BYTES_MAX;
+/* No datagram holds more MRC packets than a GSO skb has segments. */
+static int mrc_rx_steer_max = GSO_MAX_SEGS;
 
 /*
  * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
@@ -227,6 +233,14 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &mrc_limit_output_max,
 	},
+	{
+		.procname	= "rx_steer_min_pkts",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &mrc_rx_steer_max,
+	},
 	{ }
 };
 
@@ -239,6 +253,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	mn->max_orphans = MRC_MAX_ORPHANS_DEF;
 	mn->child_idle_timeout_ms = MRC_CHILD_IDLE_TIMEOUT_MS_DEF;
 	mn->limit_output_bytes = MRC_LIMIT_OUTPUT_BYTES_DEF;
+	mn->rx_steer_min_pkts = MRC_RX_STEER_MIN_PKTS_DEF;
 	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -248,6 +263,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	t[3].data = &mn->max_orphans;
 	t[4].data = &mn->child_idle_timeout_ms;
 	t[5].data = &mn->limit_output_bytes;
+	t[6].data = &mn->rx_steer_min_pkts;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
 					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {

@@ -155,6 +155,11 @@ struct socket;
  *                         their socket's ring from every skb they went
  *                         into and were filled again without the zeroing
  *                         a fresh page costs (mrc_mem.c)
+ * @MRC_CNT_RX_BACKLOG: datagrams that arrived while a task owned their
+ *                         connection's socket and were processed by that
+ *                         task in release_sock() (mrc_input.c)
+ * @MRC_CNT_RX_STEERED: flowcells received on one CPU and processed on the
+ *                         CPU that reads their socket (mrc_steer.c)
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -228,6 +233,8 @@ enum mrc_net_counter {
 	MRC_CNT_TIMER_IDLE,
 	MRC_CNT_TX_PAGES_REUSED,
 	MRC_CNT_TX_FRAG_PAGES_REUSED,
+	MRC_CNT_RX_BACKLOG,
+	MRC_CNT_RX_STEERED,
 	__MRC_CNT_MAX,
 };
 
@@ -283,6 +290,10 @@ struct mrc_net_mib {
  *              connection may have in this host's queues before it stops
  *              asking its engine for packets (0: no limit; mrc_tsq.c);
  *              read by every transmit pass (READ_ONCE)
+ * @rx_steer_min_pkts: sysctl net.mrc.rx_steer_min_pkts: a datagram of at
+ *              least this many MRC packets received on another CPU than
+ *              its socket's reader's is processed on the reader's (0:
+ *              never; mrc_steer.c); read per datagram (READ_ONCE)
  * @sysctl:     the namespace's copy of the sysctl table
  */
 struct mrc_net {
@@ -305,6 +316,7 @@ struct mrc_net {
 	int max_orphans;
 	int child_idle_timeout_ms;
 	int limit_output_bytes;
+	int rx_steer_min_pkts;
 	struct mrc_hs_guard hs_guard;
 	struct ctl_table_header *sysctl;
 };

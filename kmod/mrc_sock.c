@@ -30,6 +30,7 @@
 #include "mrc_path.h"
 #include "mrc_profile.h"
 #include "mrc_sock.h"
+#include "mrc_steer.h"
 #include "mrc_tsq.h"
 
 static struct proto mrc_proto = {
@@ -634,6 +635,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_PEEK | MSG_WAITALL |
 		      MSG_CMSG_COMPAT | MSG_NOSIGNAL))
 		return -EOPNOTSUPP;
+	mrc_steer_note_reader(ms);
 	lock_sock(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {
@@ -700,6 +702,7 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 	u8 state;
 
+	mrc_steer_note_reader(ms);
 	sock_poll_wait(file, sock, wait);
 	state = READ_ONCE(ms->state);
 	if (READ_ONCE(sk->sk_err))
@@ -1114,6 +1117,8 @@ static void mrc_sock_setup(struct sock *sk)
 {
 	sk->sk_protocol = MRC_PROTO_DEFAULT;
 	sk->sk_destruct = mrc_sk_destruct;
+	/* Datagrams that arrive while a task owns the socket (mrc_input.c). */
+	sk->sk_backlog_rcv = mrc_backlog_rcv;
 	mrc_mem_buf_defaults(sk);
 	/* Receive-path lookups walk the hashes under RCU only. */
 	sock_set_flag(sk, SOCK_RCU_FREE);

@@ -169,6 +169,8 @@ struct mrc_sock_opts {
  * @rx_read_ns: when recvmsg() last took a message (mrc_now()'s clock at
  *	a tick's resolution: ktime_get_coarse_ns()); @lock
  * @rx_inprog:  bytes charged for @rxm
+ * @rx_cpu:     1 + the CPU the socket was last read or polled on, 0 before
+ *	(mrc_steer.c)
  * @dst_cache:  cached route of (plane 0, path 0)
  * @dst_ok:     @dst_cache was initialised
  * @route_mark: sk_mark when the connection was routed (connect, or the
@@ -309,6 +311,7 @@ struct mrc_sock {
 	u64 rx_queued;				/* L */
 	u64 rx_read_ns;				/* L */
 	u64 rx_inprog;				/* L */
+	int rx_cpu;				/* A */
 	struct dst_cache dst_cache;		/* own (per CPU) */
 	bool dst_ok;				/* P */
 	u32 route_mark;				/* P */

@@ -32,6 +32,12 @@
 #    neither held nor copied, and the debug kernel's guest, slow enough to
 #    retransmit half of what it sends packet by packet, held every
 #    payload (5,201 held, 0 copied) and still failed it (10,702 received);
+#  - flowcells are processed on the CPU that reads their socket, not in
+#    the softirq of the CPU they arrived on (mrc_steer.c): the server is
+#    pinned to CPU 0, the client to CPU 1, and hB's RxSteered is above 0
+#    with flowcells, 0 with burst 1 (a datagram of one packet is never
+#    handed over) and 0 in one more srh transfer with
+#    net.mrc.rx_steer_min_pkts 0 (steering off);
 #  - the receiver processed every packet all the same: hB's RxPackets at
 #    least hA's TxPackets minus a tenth (what is lost on the way is
 #    retransmitted and counted again; timing, check_timed: a guest too
@@ -87,7 +93,7 @@ check "the default burst is a flowcell (${def_burst:-none} > 1)" [ "${def_burst:
 run() {
 	local mode=$1 burst=$2 name="$1-burst$2${3:+-rcvbuf$3}${run_tag:-}" h rc src spid
 	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc k0 k1 held
-	local c0 c1 copied tx0 tx1 p0 p1 r0 r1
+	local c0 c1 copied tx0 tx1 p0 p1 r0 r1 s0 s1 steered
 	for h in hA hB; do
 		mrcctl "$h" profile set id 0 burst "$burst" >/dev/null ||
 			{ check "$name: profile burst $burst" false; return; }
@@ -97,11 +103,12 @@ run() {
 	d0=$(dev_stat hB rx) r0=$(counter hB RxPackets) i0=$(counter hB RxBadIcrc)
 	f0=$(counter hB RxFlowcells) k0=$(counter hB RxHeld) c0=$(counter hB RxCopied)
 	u0=$(counter hA TxPagesReused) g0=$(counter hA TxFragPagesReused)
-	fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 ${3:+--rcvbuf $3} \
+	s0=$(counter hB RxSteered)
+	fabric_exec hB taskset -c 0 ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 ${3:+--rcvbuf $3} \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
 	sleep 0.3
-	fabric_exec hA timeout 300 ./mrc_xfer -c "$HB" -p "$port" -n "$N" -M "$MAX" -s 22 \
+	fabric_exec hA taskset -c 1 timeout 300 ./mrc_xfer -c "$HB" -p "$port" -n "$N" -M "$MAX" -s 22 \
 		>"$out/$name.cli" 2>"$out/$name.cli.err"
 	rc=$?
 	[ "$rc" != 0 ] && kill "$spid" 2>/dev/null
@@ -111,6 +118,7 @@ run() {
 	d1=$(dev_stat hB rx) r1=$(counter hB RxPackets) i1=$(counter hB RxBadIcrc)
 	f1=$(counter hB RxFlowcells) k1=$(counter hB RxHeld) c1=$(counter hB RxCopied)
 	u1=$(counter hA TxPagesReused) g1=$(counter hA TxFragPagesReused)
+	s1=$(counter hB RxSteered) steered=$((s1 - s0))
 	xfer_verdict "$name" "$out" "$rc" "$src"
 	skbs=$((tx1 - tx0)) pkts=$((p1 - p0)) rskbs=$((d1 - d0)) rx=$((r1 - r0))
 	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx") fc=$((f1 - f0))
@@ -120,7 +128,7 @@ run() {
 		"hB received $rx in $rskbs ($rxr), $fc flowcells whole," \
 		"$held payloads held in their skb, $copied copied;" \
 		"$reused pages reused for $((${sent:-0} / 4096)) pages' worth sent," \
-		"$fragre frag pages filled again;" \
+		"$fragre frag pages filled again, $steered flowcells steered;" \
 		"$(grep rate "$out/$name.cli")"
 	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
 	check "$name: messages sent in pages of completed ones ($reused TxPagesReused >= 1/16 of $((${sent:-0} / 4096)))" \
@@ -138,6 +146,13 @@ run() {
 			[ "$((fc * 64))" -ge "$pkts" ]
 		check "$name: flowcells laid out in frag pages filled again ($fragre TxFragPagesReused > 0)" \
 			[ "$fragre" -gt 0 ]
+	fi
+	if [ "$burst" = 1 ] || [ "$steer_off" ]; then
+		check "$name: nothing handed to another CPU (${steer_off:+steering off, }$steered RxSteered)" \
+			[ "$steered" = 0 ]
+	else
+		check "$name: flowcells processed on the reader's CPU ($steered RxSteered > 0)" \
+			[ "$steered" -gt 0 ]
 	fi
 	if [ -n "$3" ]; then
 		check "$name: payloads held within the charge ($held > 0)" [ "$held" -gt 0 ]
@@ -162,6 +177,11 @@ for mode in srh usid none; do
 	run "$mode" 1
 	if [ "$mode" = srh ]; then
 		run "$mode" 1 1048576
+		# Steering off: every flowcell processed where it arrived.
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_pkts=0 ||
+			check "net.mrc.rx_steer_min_pkts 0" false
+		steer_off=1 run_tag=-nosteer run "$mode" "$def_burst"
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_pkts=8
 		# Flowcells whose ICRCs the crypto driver and crc32_le compute
 		# in turn, every 100 ms, each checked by whichever runs then.
 		if icrc_alternate_start; then

@@ -260,8 +260,10 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "timer_idle",
     "tx_pages_reused",
     "tx_frag_pages_reused",
+    "rx_backlog",
+    "rx_steered",
 };
-static_assert(MRC_STATS_ATTR_TX_FRAG_PAGES_REUSED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_RX_STEERED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -432,6 +432,11 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_TX_FRAG_PAGES_REUSED: flowcell frag pages filled again
  *	from their socket's ring once every skb they went into was freed, not
  *	taken fresh (and zeroed) from the allocator
+ * @MRC_STATS_ATTR_RX_BACKLOG: datagrams that arrived while a task owned
+ *	their connection's socket, processed by that task when it released
+ *	the socket (the socket's backlog, as TCP's)
+ * @MRC_STATS_ATTR_RX_STEERED: flowcells received on one CPU and processed
+ *	on the CPU that reads their socket (net.mrc.rx_steer_min_pkts)
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -517,6 +522,8 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_TIMER_IDLE,
 	MRC_STATS_ATTR_TX_PAGES_REUSED,
 	MRC_STATS_ATTR_TX_FRAG_PAGES_REUSED,
+	MRC_STATS_ATTR_RX_BACKLOG,
+	MRC_STATS_ATTR_RX_STEERED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
