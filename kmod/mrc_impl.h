@@ -61,6 +61,11 @@
  *    buckets (mrc_hs_guard.c). A leaf: taken in the receive softirq with
  *    no other lock of the module held, never held across anything else.
  *
+ *  - mrc_net.ev_probes.lock (spinlock, BH-safe): the runs of EV probes in
+ *    flight and their slots (mrc_ev_probe.c). A leaf: taken by the
+ *    requesting task with spin_lock_bh() and by the receive softirq with
+ *    spin_lock(), no other lock of the module held, never across a send.
+ *
  *  - Lock order: socket lock (lock_sock) -> mrc_sock.lock of a listener ->
  *    mrc_sock.lock of a child -> mrc_net.conn_lock / mrc_net.bind_lock.
  *    The receive path takes at most one connection lock at a time. A

@@ -92,6 +92,8 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_TX_FRAG_PAGES_REUSED] = "TxFragPagesReused",
 	[MRC_CNT_RX_BACKLOG]	= "RxBacklog",
 	[MRC_CNT_RX_STEERED]	= "RxSteered",
+	[MRC_CNT_EV_PROBES_SENT] = "EvProbesSent",
+	[MRC_CNT_EV_PROBES_REPLIED] = "EvProbesReplied",
 };
 
 /**
@@ -326,6 +328,7 @@ static int __net_init mrc_net_init(struct net *net)
 	hash_init(mn->peer_hash);
 	mn->nconns = 0;
 	mrc_hs_guard_init(&mn->hs_guard);
+	mrc_ev_probes_init(&mn->ev_probes);
 
 	mn->mib = alloc_percpu(struct mrc_net_mib);
 	if (!mn->mib)

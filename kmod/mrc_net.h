@@ -12,6 +12,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "mrc_ev_probe.h"
 #include "mrc_hs_guard.h"
 
 struct ctl_table_header;
@@ -160,6 +161,10 @@ struct socket;
  *                         task in release_sock() (mrc_input.c)
  * @MRC_CNT_RX_STEERED: flowcells received on one CPU and processed on the
  *                         CPU that reads their socket (mrc_steer.c)
+ * @MRC_CNT_EV_PROBES_SENT: EV probes of our own (ERTH op EV_PROBE,
+ *                         mrc_ev_probe.c) sent
+ * @MRC_CNT_EV_PROBES_REPLIED: answers to them that matched a probe in
+ *                         flight
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -235,6 +240,8 @@ enum mrc_net_counter {
 	MRC_CNT_TX_FRAG_PAGES_REUSED,
 	MRC_CNT_RX_BACKLOG,
 	MRC_CNT_RX_STEERED,
+	MRC_CNT_EV_PROBES_SENT,
+	MRC_CNT_EV_PROBES_REPLIED,
 	__MRC_CNT_MAX,
 };
 
@@ -294,6 +301,8 @@ struct mrc_net_mib {
  *              least this many MRC packets received on another CPU than
  *              its socket's reader's is processed on the reader's (0:
  *              never; mrc_steer.c); read per datagram (READ_ONCE)
+ * @hs_guard:   the stateless answers' rate (mrc_hs_guard.c; its own lock)
+ * @ev_probes:  our EV probe runs in flight (mrc_ev_probe.c; its own lock)
  * @sysctl:     the namespace's copy of the sysctl table
  */
 struct mrc_net {
@@ -318,6 +327,7 @@ struct mrc_net {
 	int limit_output_bytes;
 	int rx_steer_min_pkts;
 	struct mrc_hs_guard hs_guard;
+	struct mrc_ev_probes ev_probes;
 	struct ctl_table_header *sysctl;
 };
 

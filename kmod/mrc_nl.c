@@ -27,6 +27,7 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_ev_probe.h"
 #include "mrc_net.h"
 #include "mrc_nl.h"
 #include "mrc_sock.h"
@@ -123,6 +124,12 @@ static const struct nla_policy mrc_profile_get_policy[MRC_ATTR_MAX + 1] = {
 
 static const struct nla_policy mrc_conn_get_policy[MRC_ATTR_MAX + 1] = {
 	[MRC_ATTR_CONN_QPN]	= MRC_POL_U32,
+};
+
+static const struct nla_policy mrc_ev_probe_policy[MRC_ATTR_MAX + 1] = {
+	[MRC_ATTR_PROBE_PEER]		= MRC_POL_IN6,
+	[MRC_ATTR_PROBE_EVS]		= MRC_POL_U32,
+	[MRC_ATTR_PROBE_TIMEOUT_MS]	= MRC_POL_U32,
 };
 
 /* PROFILE_ADD and PROFILE_SET take the same attributes. */
@@ -244,6 +251,10 @@ static const struct nla_policy mrc_rng_ev_burst =
 	NLA_POLICY_RANGE(NLA_U32, 1, MRC_EV_BURST_MAX);
 static const struct nla_policy mrc_rng_dscp =
 	NLA_POLICY_MAX(NLA_U32, MRC_DSCP_MAX);
+static const struct nla_policy mrc_rng_probe_evs =
+	NLA_POLICY_RANGE(NLA_U32, 1, MRC_PROBE_EVS_MAX);
+static const struct nla_policy mrc_rng_probe_timeout =
+	NLA_POLICY_RANGE(NLA_U32, 1, MRC_PROBE_TIMEOUT_MS_MAX);
 static const struct nla_policy mrc_rng_cc_algo =
 	NLA_POLICY_MAX(NLA_U8, MRC_CC_ALGO_MAX);
 static const struct nla_policy mrc_rng_delay_pm = NLA_POLICY_RANGE(NLA_U32, 1, 10000);
@@ -406,7 +417,13 @@ static int mrc_nl_check(unsigned int maxattr, const struct nlmsghdr *nlh,
 	      MRC_NL_CHECK(extack, tb[MRC_ATTR_ENCAP], &mrc_rng_encap,
 			   "encap out of range") ?:
 	      MRC_NL_CHECK(extack, tb[MRC_ATTR_PROFILE_ID], &mrc_rng_profile_id,
-			   "profile-id out of range");
+			   "profile-id out of range") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_PROBE_PEER], &mrc_rng_in6,
+			   "probe-peer must be 16 bytes") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_PROBE_EVS], &mrc_rng_probe_evs,
+			   "probe-evs out of range") ?:
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_PROBE_TIMEOUT_MS],
+			   &mrc_rng_probe_timeout, "probe-timeout-ms out of range");
 	if (!err && tb[MRC_ATTR_PROFILE_EV])
 		err = mrc_nl_check_ev(tb[MRC_ATTR_PROFILE_EV], extack);
 	if (!err && tb[MRC_ATTR_PROFILE_CC])
@@ -1284,6 +1301,8 @@ static const u8 mrc_nl_sock_attr[__MRC_CNT_MAX] = {
 	[MRC_CNT_TX_FRAG_PAGES_REUSED] = MRC_STATS_ATTR_TX_FRAG_PAGES_REUSED,
 	[MRC_CNT_RX_BACKLOG]	= MRC_STATS_ATTR_RX_BACKLOG,
 	[MRC_CNT_RX_STEERED]	= MRC_STATS_ATTR_RX_STEERED,
+	[MRC_CNT_EV_PROBES_SENT] = MRC_STATS_ATTR_EV_PROBES_SENT,
+	[MRC_CNT_EV_PROBES_REPLIED] = MRC_STATS_ATTR_EV_PROBES_REPLIED,
 };
 
 static size_t mrc_nl_stats_size(void)
@@ -1335,6 +1354,80 @@ out:
 static int mrc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	return mrc_nl_reply(info, mrc_nl_stats_size(), mrc_nl_fill_stats, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* EV probes                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Reply bytes of one probe's result (nest, plane, path, ev, rtt, error). */
+#define MRC_NL_PROBE_RESULT_SIZE					\
+	(nla_total_size(0) + 4 * nla_total_size(sizeof(u32)) +		\
+	 nla_total_size_64bit(sizeof(u64)))
+
+static int mrc_nl_fill_probe(struct sk_buff *skb, struct net *net,
+			     const void *obj)
+{
+	const struct mrc_ev_probe_run *run = obj;
+	const struct mrc_ev_probe_slot *sl;
+	struct nlattr *nest;
+	u32 i;
+
+	if (nla_put_in6_addr(skb, MRC_ATTR_PROBE_PEER, &run->peer))
+		return -EMSGSIZE;
+	for (i = 0; i < run->n; i++) {
+		sl = &run->slot[i];
+		nest = nla_nest_start(skb, MRC_ATTR_PROBE_RESULT);
+		if (!nest ||
+		    (sl->plane != MRC_EV_PROBE_NO_PLANE &&
+		     nla_put_u32(skb, MRC_PROBE_ATTR_PLANE, sl->plane)) ||
+		    (sl->path != MRC_EV_PROBE_NO_PATH &&
+		     nla_put_u32(skb, MRC_PROBE_ATTR_PATH, sl->path)) ||
+		    nla_put_u32(skb, MRC_PROBE_ATTR_EV, sl->ev) ||
+		    (sl->answered &&
+		     nla_put_u64_64bit(skb, MRC_PROBE_ATTR_RTT_NS, sl->rtt_ns,
+				       MRC_PROBE_ATTR_PAD)) ||
+		    (sl->err && nla_put_u32(skb, MRC_PROBE_ATTR_ERROR, -sl->err)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+/*
+ * MRC_CMD_EV_PROBE: probes out, then the reply once they are answered or
+ * the timeout passed (the request sleeps; parallel_ops lets the family's
+ * other requests run meanwhile).
+ */
+static int mrc_nl_ev_probe(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct mrc_ev_probe_run *run;
+	struct nlattr **tb = info->attrs;
+	u32 evs = MRC_PROBE_EVS_DEF, timeout = MRC_PROBE_TIMEOUT_MS_DEF;
+	struct in6_addr peer;
+	int err;
+
+	if (MRC_NL_MISSING(info, MRC_ATTR_PROBE_PEER, "missing probe peer"))
+		return mrc_nl_reject(info, -EINVAL);
+	peer = nla_get_in6_addr(tb[MRC_ATTR_PROBE_PEER]);
+	if (!mrc_addr_unicast(&peer)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_ATTR_PROBE_PEER],
+				    "probe-peer must be a unicast address");
+		return mrc_nl_reject(info, -EINVAL);
+	}
+	if (tb[MRC_ATTR_PROBE_EVS])
+		evs = nla_get_u32(tb[MRC_ATTR_PROBE_EVS]);
+	if (tb[MRC_ATTR_PROBE_TIMEOUT_MS])
+		timeout = nla_get_u32(tb[MRC_ATTR_PROBE_TIMEOUT_MS]);
+	run = mrc_ev_probe_run(net, &peer, evs, timeout, info->extack);
+	if (IS_ERR(run))
+		return mrc_nl_reject(info, PTR_ERR(run));
+	err = mrc_nl_reply(info, nla_total_size(sizeof(peer)) +
+			   run->n * MRC_NL_PROBE_RESULT_SIZE,
+			   mrc_nl_fill_probe, run);
+	kfree(run);
+	return err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1834,6 +1927,14 @@ static const struct genl_ops mrc_nl_ops[] = {
 		.dumpit	 = mrc_nl_conn_dump,
 		.policy	 = mrc_conn_get_policy,
 		.maxattr = MRC_ATTR_MAX,
+	},
+	{
+		/* It sends packets from the namespace: admins only. */
+		.cmd	 = MRC_CMD_EV_PROBE,
+		.doit	 = mrc_nl_ev_probe,
+		.policy	 = mrc_ev_probe_policy,
+		.maxattr = MRC_ATTR_MAX,
+		.flags	 = GENL_UNS_ADMIN_PERM,
 	},
 };
 

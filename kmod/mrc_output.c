@@ -47,6 +47,7 @@
 #include "mrc_net.h"
 #include "mrc_output.h"
 #include "mrc_path.h"
+#include "mrc_profile.h"
 #include "mrc_room.h"
 #include "mrc_sock.h"
 
@@ -935,6 +936,93 @@ static bool mrc_ep_path(struct net *net, const struct mrc_cfg_route *rt,
 	return true;
 }
 
+/* An endpoint packet (ERTH/EETH) in a new skb, the ICRC left to fill. */
+static struct sk_buff *mrc_ep_skb(u8 op, const struct mrc_ep *ep, u8 tclass)
+{
+	struct sk_buff *skb;
+	struct mrc_pkt pkt;
+	u32 total;
+
+	mrc_pkt_init(&pkt, op, MRC_QPN_EP);
+	pkt.ep = *ep;
+	total = mrc_pkt_hdr_len(&pkt) + MRC_ICRC_LEN;
+	skb = alloc_skb(MRC_HEADROOM + total, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, MRC_HEADROOM);
+	if (mrc_pkt_encode(&pkt, skb_put(skb, total), total) < 0) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	mrc_cb(skb)->tclass = tclass;
+	return skb;
+}
+
+/**
+ * mrc_send_ev_probe() - send one EV probe (ERTH op EV_PROBE) on a chosen path
+ * @net: namespace
+ * @daddr: the peer
+ * @pl: the plane to leave on, or NULL for the host's own route to @daddr
+ *	(a peer without an MRC route)
+ * @encap: the route's encapsulation
+ * @path: the route's path, or NULL (no paths: the plane's device)
+ * @ev: the EV probed: UDP source port and flow label, as data on it
+ * @ep: the body (MRC_EP_EV_PROBE, the probe id in @ep->token)
+ *
+ * The probe takes the path a connection's data on @ev would take, in the
+ * control class. The inner source is the one routing picks for @daddr, as
+ * for the handshake (mrc_send_ep()), so that the answer comes back.
+ *
+ * Context: RCU held, bottom halves disabled (@pl and @path are RCU
+ * objects of the configuration store).
+ * Return: 0 when the stack took the packet, else a negative errno.
+ */
+int mrc_send_ev_probe(struct net *net, const struct in6_addr *daddr,
+		      const struct mrc_cfg_plane *pl, u8 encap,
+		      const struct mrc_cfg_path *path, u32 ev,
+		      const struct mrc_ep *ep)
+{
+	struct mrc_txp tp = {};
+	struct dst_entry *dst;
+	struct in6_addr src;
+	struct sk_buff *skb;
+	struct flowi6 fl6;
+	int n;
+
+	skb = mrc_ep_skb(MRC_OP_EP_REQ, ep, mrc_profile_ctl_tclass(net));
+	if (!skb)
+		return -ENOMEM;
+	tp.sport = mrc_udp_sport(ev);
+	tp.label = mrc_ev_to_flowlabel(ev);
+	tp.daddr = daddr;
+	tp.saddr = &src;
+	if (pl) {
+		tp.osaddr = &pl->saddr;
+		tp.oif = pl->ifindex;
+		tp.encap = encap;
+		tp.path = path;
+		if (ipv6_dev_get_saddr(net, NULL, daddr, 0, &src))
+			dst = ERR_PTR(-EADDRNOTAVAIL);
+		else
+			dst = mrc_txp_route(net, &tp, NULL);
+	} else {
+		memset(&fl6, 0, sizeof(fl6));
+		fl6.flowi6_proto = IPPROTO_UDP;
+		fl6.daddr = *daddr;
+		fl6.fl6_sport = htons(tp.sport);
+		fl6.fl6_dport = mrc_udp_dport(net);
+		fl6.flowlabel = htonl(tp.label) & IPV6_FLOWLABEL_MASK;
+		dst = mrc_peer_lookup(net, &fl6);
+		src = fl6.saddr;
+	}
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return -ENETUNREACH;
+	}
+	n = mrc_xmit_one(net, skb, dst, &tp);
+	return net_xmit_eval(n) ? -ENOBUFS : 0;
+}
+
 /**
  * mrc_send_ep() - send one endpoint (handshake) packet, uncached route
  * @net: namespace
@@ -964,25 +1052,11 @@ void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 	struct in6_addr src;
 	struct sk_buff *skb;
 	struct flowi6 fl6;
-	struct mrc_pkt pkt;
-	u32 total;
-	u8 *buf;
 	int n;
 
-	mrc_pkt_init(&pkt, op, MRC_QPN_EP);
-	pkt.ep = *ep;
-	total = mrc_pkt_hdr_len(&pkt) + MRC_ICRC_LEN;
-	skb = alloc_skb(MRC_HEADROOM + total, GFP_ATOMIC | __GFP_NOWARN);
+	skb = mrc_ep_skb(op, ep, tclass);
 	if (!skb)
 		goto err;
-	skb_reserve(skb, MRC_HEADROOM);
-	buf = skb_put(skb, total);
-	n = mrc_pkt_encode(&pkt, buf, total);
-	if (n < 0) {
-		kfree_skb(skb);
-		goto err;
-	}
-	mrc_cb(skb)->tclass = tclass;
 	tp.sk = sk;
 	tp.sport = mrc_ep_udp_sport(ep->token);
 	tp.daddr = daddr;

@@ -14,6 +14,8 @@
 struct dst_cache;
 struct dst_entry;
 struct flowi6;
+struct mrc_cfg_path;
+struct mrc_cfg_plane;
 struct mrc_mp_plane;
 struct mrc_msgbuf;
 struct mrc_sock;
@@ -37,6 +39,10 @@ void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 int mrc_mp_path_mtu(struct net *net, const struct mrc_sock *ms,
 		    const struct mrc_mp_plane *mpp, u32 slot);
 void mrc_flow_policy(const struct sock *sk, struct flowi6 *fl6);
+int mrc_send_ev_probe(struct net *net, const struct in6_addr *daddr,
+		      const struct mrc_cfg_plane *pl, u8 encap,
+		      const struct mrc_cfg_path *path, u32 ev,
+		      const struct mrc_ep *ep);
 void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 		 const struct in6_addr *daddr, int oif, u8 op,
 		 const struct mrc_ep *ep, u8 tclass);

@@ -177,7 +177,8 @@ check "stats count EINVAL rejections" grep -q '"rejected_inval":11,' <<<"$stats"
 
 # --- unprivileged: writes refused, reads work ------------------------------
 for w in "plane add id 7 dev pl0 addr 2001:db8::7" "plane set id 0 down" "plane del id 0" \
-	 "route add fc00:f::/64" "route del fc00:b::/64" "profile add id 5" "profile del id 0"; do
+	 "route add fc00:f::/64" "route del fc00:b::/64" "profile add id 5" "profile del id 0" \
+	 "probe fc00:b::1"; do
 	run ip netns exec nlA setpriv --reuid=65534 --regid=65534 --clear-groups $M $w
 	expect_eq "unprivileged '$w' exit code" 1 "$rc"
 	check "unprivileged '$w': EPERM ($err)" grep -q ": Operation not permitted$" <<<"$err"

@@ -775,6 +775,67 @@ TEST_F(nl, route_del_missing)
 	EXPECT_REFUSED(ENOENT, "mrc: no route to this prefix");
 }
 
+/* ev-probe: the peer and every value checked before anything is sent. */
+TEST_F(nl, ev_probe_values)
+{
+	static const char * const not_unicast[] = { "ff02::1", "::" };
+	int off;
+	size_t i;
+
+	START(MRC_CMD_EV_PROBE);
+	put_u32(&self->r, MRC_ATTR_PROBE_EVS, 1);
+	EXPECT_REFUSED(EINVAL, "mrc: missing probe peer");
+	EXPECT_EQ(MRC_ATTR_PROBE_PEER, self->a.miss_type);
+
+	START(MRC_CMD_EV_PROBE);
+	off = put(&self->r, MRC_ATTR_PROBE_PEER, "fc00:b::", 8);
+	EXPECT_BAD_VALUE("probe-peer must be 16 bytes", off, 16, 16);
+
+	START(MRC_CMD_EV_PROBE);
+	put_in6(&self->r, MRC_ATTR_PROBE_PEER, "fc00:b::2");
+	off = put_u32(&self->r, MRC_ATTR_PROBE_EVS, 0);
+	EXPECT_BAD_VALUE("probe-evs out of range", off, 1, MRC_PROBE_EVS_MAX);
+	START(MRC_CMD_EV_PROBE);
+	put_in6(&self->r, MRC_ATTR_PROBE_PEER, "fc00:b::2");
+	off = put_u32(&self->r, MRC_ATTR_PROBE_EVS, MRC_PROBE_EVS_MAX + 1);
+	EXPECT_BAD_VALUE("probe-evs out of range", off, 1, MRC_PROBE_EVS_MAX);
+
+	START(MRC_CMD_EV_PROBE);
+	put_in6(&self->r, MRC_ATTR_PROBE_PEER, "fc00:b::2");
+	off = put_u32(&self->r, MRC_ATTR_PROBE_TIMEOUT_MS, 0);
+	EXPECT_BAD_VALUE("probe-timeout-ms out of range", off, 1,
+			 MRC_PROBE_TIMEOUT_MS_MAX);
+	START(MRC_CMD_EV_PROBE);
+	put_in6(&self->r, MRC_ATTR_PROBE_PEER, "fc00:b::2");
+	off = put_u32(&self->r, MRC_ATTR_PROBE_TIMEOUT_MS,
+		      MRC_PROBE_TIMEOUT_MS_MAX + 1);
+	EXPECT_BAD_VALUE("probe-timeout-ms out of range", off, 1,
+			 MRC_PROBE_TIMEOUT_MS_MAX);
+
+	for (i = 0; i < sizeof(not_unicast) / sizeof(not_unicast[0]); i++) {
+		START(MRC_CMD_EV_PROBE);
+		put_in6(&self->r, MRC_ATTR_PROBE_PEER, not_unicast[i]);
+		/* Pointing at the attribute, as a value check's refusal. */
+		EXPECT_REFUSED(EINVAL, "probe-peer must be a unicast address");
+		EXPECT_LT(0, self->a.offs);
+	}
+
+	/* a real attribute, but not one EV_PROBE takes */
+	START(MRC_CMD_EV_PROBE);
+	put_in6(&self->r, MRC_ATTR_PROBE_PEER, "fc00:b::2");
+	off = put_u32(&self->r, MRC_ATTR_PLANE_ID, 0);
+	EXPECT_REFUSED(EINVAL, "Unsupported attribute");
+	EXPECT_EQ(off, self->a.offs);
+
+	/* No route to the peer: answered, each probe reported unsent. */
+	START(MRC_CMD_EV_PROBE);
+	put_in6(&self->r, MRC_ATTR_PROBE_PEER, "fc00:dead::1");
+	put_u32(&self->r, MRC_ATTR_PROBE_EVS, 2);
+	put_u32(&self->r, MRC_ATTR_PROBE_TIMEOUT_MS, 1);
+	EXPECT_OK();
+	EXPECT_EQ(1, self->a.nreplies);
+}
+
 TEST_F(nl, profiles)
 {
 	int e, off;

@@ -5,7 +5,8 @@
 # linux-source-6.12, extracted by make deps) drives the "mrc" family from
 # Documentation/netlink/specs/mrc.yaml alone: a do that writes (plane-add),
 # a dump (plane-get), a do that reads (stats-get, compared with
-# /proc/net/mrc), the events multicast group (plane-del-ntf), and the
+# /proc/net/mrc), a do that sleeps and answers with repeated nests
+# (ev-probe of ::1), the events multicast group (plane-del-ntf), and the
 # permission the spec records (uns-admin-perm) refusing an unprivileged write.
 # The spec's schema validation runs in make lint (jsonschema is not in the
 # guest), hence --no-schema here.
@@ -56,6 +57,14 @@ attrs = [s for s in spec["attribute-sets"] if s["name"] == "stats"][0]["attribut
 print(len([a for a in attrs if a["type"] != "pad"]))' "$spec")
 expect_eq "stats-get returns every counter of the spec (its pad aside)" "$nspec" \
 	"$(jq '.stats | length' <<<"$stats")"
+
+# A do that sleeps and answers with repeated nests (ev-probe): the namespace
+# probes itself on ::1 (no MRC route: the host's route) and answers itself.
+pr=$(y --do ev-probe --json '{"probe-peer": "00000000000000000000000000000001", "probe-evs": 3}' 2>&1)
+log "ev-probe: $pr"
+expect_eq "ynl --do ev-probe: 3 results, all answered with an rtt, none on a plane" "3 3 0" \
+	"$(jq -r '."probe-result" | [length, ([.[] | select(."rtt-ns" > 0)] | length),
+		([.[] | select(.plane != null)] | length)] | map(tostring) | join(" ")' <<<"$pr")"
 
 # Events: a subscriber sees plane-add-ntf/plane-del-ntf for what mrcctl
 # does. Python starts slowly under emulation, so the plane comes and goes

@@ -35,6 +35,7 @@ constexpr std::string_view kUsage =
     "  mrcctl conn show [qpn QPN]\n"
     "  mrcctl path show [qpn QPN]\n"
     "  mrcctl stats\n"
+    "  mrcctl probe ADDR [evs N] [timeout MS]  (MRC 1.0 EV probes on every path to ADDR)\n"
     "  mrcctl save                      (the configuration as a -b batch file)\n"
     "  mrcctl monitor [all | plane | route | conn]\n"
     "  mrcctl help [OBJECT]            (or: mrcctl OBJECT help)\n"
@@ -43,7 +44,8 @@ constexpr std::string_view kUsage =
     "  -b, --batch FILE  one command per line (\"-\": standard input), stop at the first\n"
     "  error unless -force;  -V, --version  print the version\n"
     "Keywords may be abbreviated as in ip(8): \"mrcctl r s\" is \"mrcctl route show\".\n"
-    "Exit: 0 ok, 1 rejected by the kernel, 2 usage error, 3 mrc.ko not loaded\n";
+    "Exit: 0 ok, 1 rejected by the kernel, 2 usage error, 3 mrc.ko not loaded,\n"
+    "  4 probe: a probe went unanswered or could not be sent\n";
 
 constexpr std::array<std::string_view, 3> kEncapNames = {"none", "srh", "usid"};
 constexpr std::array<std::string_view, 3> kCcAlgoNames = {"nscc", "fixed", "uec"};
@@ -249,8 +251,9 @@ struct ObjectName {
     Object object;
 };
 
-// Order decides abbreviations: "r" route, "p" plane, "pr" profile, "pa" path.
-constexpr std::array<ObjectName, 9> kObjects = {{
+// Order decides abbreviations: "r" route, "p" plane, "pr" profile, "pa" path,
+// "pro" profile, "prob" probe.
+constexpr std::array<ObjectName, 10> kObjects = {{
     {"route", Object::kRoute},
     {"plane", Object::kPlane},
     {"profile", Object::kProfile},
@@ -260,6 +263,7 @@ constexpr std::array<ObjectName, 9> kObjects = {{
     {"save", Object::kSave},
     {"monitor", Object::kMonitor},
     {"help", Object::kHelp},
+    {"probe", Object::kProbe},
 }};
 
 std::optional<Object> ObjectFromWord(std::string_view w) {
@@ -468,6 +472,8 @@ std::string CommandName(const Command& cmd) {
             return "path show";
         case Object::kSave:
             return "save";
+        case Object::kProbe:
+            return "probe";
     }
     switch (cmd.verb) {
         case Verb::kAdd:
@@ -575,6 +581,19 @@ Command Parse(const std::vector<std::string>& argv) {
             }
             break;
         case Object::kSave:
+            break;
+        case Object::kProbe:
+            if (a.Done()) throw UsageError("probe needs an address");
+            c.probe.peer = ParseAddr(a.Next(), "probe address");
+            while (!a.Done()) {
+                const std::string& w = a.Next();
+                if (Matches(w, "evs"))
+                    SetOnce(c.probe.evs, ParseU32(a.Value(w), "evs"), w);
+                else if (Matches(w, "timeout"))
+                    SetOnce(c.probe.timeout_ms, ParseU32(a.Value(w), "timeout"), w);
+                else
+                    Unknown("argument", w);
+            }
             break;
         case Object::kConn:
         case Object::kPath:

@@ -24,9 +24,10 @@ class UsageError : public std::runtime_error {
 
 // Exit codes a script can rely on.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitRejected = 1;  // the kernel refused the request
-inline constexpr int kExitUsage = 2;     // bad command line
-inline constexpr int kExitNoFamily = 3;  // mrc.ko not loaded / family missing
+inline constexpr int kExitRejected = 1;   // the kernel refused the request
+inline constexpr int kExitUsage = 2;      // bad command line
+inline constexpr int kExitNoFamily = 3;   // mrc.ko not loaded / family missing
+inline constexpr int kExitProbeLost = 4;  // probe: a probe unanswered or not sent
 
 enum class Object {
     kHelp,
@@ -39,7 +40,8 @@ enum class Object {
     kMonitor,
     kConn,
     kPath,
-    kSave
+    kSave,
+    kProbe
 };
 // Appended only: kAdd..kShow index the per-object command tables.
 enum class Verb { kNone, kAdd, kDel, kSet, kShow, kGet, kFlush };
@@ -81,6 +83,11 @@ struct ProfileArgs {
     }
 };
 
+struct ProbeArgs {
+    in6_addr peer{};
+    std::optional<uint32_t> evs, timeout_ms;
+};
+
 struct Command {
     bool json = false;
     bool pretty = false;     // -p: indented JSON (implies -j)
@@ -91,6 +98,7 @@ struct Command {
     PlaneArgs plane;
     RouteArgs route;
     ProfileArgs profile;
+    ProbeArgs probe;
     std::optional<uint32_t> qpn;  // conn/path show: only this local QPN
     std::string batch;            // -b FILE ("-": standard input)
     bool force = false;           // -force: a batch goes on after an error

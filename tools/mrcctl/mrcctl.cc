@@ -262,8 +262,10 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "tx_frag_pages_reused",
     "rx_backlog",
     "rx_steered",
+    "ev_probes_sent",
+    "ev_probes_replied",
 };
-static_assert(MRC_STATS_ATTR_RX_STEERED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_EV_PROBES_REPLIED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {
@@ -277,6 +279,40 @@ Stats DecodeStats(nlmsghdr* nlh) {
         });
     });
     return s;
+}
+
+// The reply of MRC_CMD_EV_PROBE.
+Probe DecodeProbe(nlmsghdr* nlh) {
+    Probe p;
+    nl::ForEachAttr(nlh, [&](nlattr* top) {
+        if (nla_type(top) == MRC_ATTR_PROBE_PEER) p.peer = nl::GetAddr(top);
+        if (nla_type(top) != MRC_ATTR_PROBE_RESULT) return;
+        ProbeResult r;
+        nl::ForEachNested(top, [&](nlattr* a) {
+            const uint64_t v = nl::GetUint(a);
+            switch (nla_type(a)) {
+                case MRC_PROBE_ATTR_PLANE:
+                    r.plane = static_cast<uint32_t>(v);
+                    break;
+                case MRC_PROBE_ATTR_PATH:
+                    r.path = static_cast<uint32_t>(v);
+                    break;
+                case MRC_PROBE_ATTR_EV:
+                    r.ev = static_cast<uint32_t>(v);
+                    break;
+                case MRC_PROBE_ATTR_RTT_NS:
+                    r.rtt_ns = v;
+                    break;
+                case MRC_PROBE_ATTR_ERROR:
+                    r.error = static_cast<uint32_t>(v);
+                    break;
+                default:
+                    break;
+            }
+        });
+        p.results.push_back(r);
+    });
+    return p;
 }
 
 // One part of a connection (MRC_CMD_CONN_GET reply) merged into `conns`: a
@@ -827,6 +863,26 @@ int Execute(const Command& c) {
         case Object::kSave:
             Save(cl, fam);
             break;
+        case Object::kProbe: {
+            nl::Request req(fam, MRC_CMD_EV_PROBE, false);
+            req.PutAddr(MRC_ATTR_PROBE_PEER, c.probe.peer, "address");
+            if (c.probe.evs) req.PutU32(MRC_ATTR_PROBE_EVS, *c.probe.evs, "evs");
+            if (c.probe.timeout_ms)
+                req.PutU32(MRC_ATTR_PROBE_TIMEOUT_MS, *c.probe.timeout_ms, "timeout");
+            Probe p;
+            cl.Run(req, [&](nlmsghdr* nlh) { p = DecodeProbe(nlh); });
+            if (c.json) {
+                JsonWriter j(std::cout);
+                j.Pretty(c.pretty);
+                JsonProbe(j, p);
+                std::cout << '\n';
+            } else {
+                PrintProbe(std::cout, p);
+            }
+            // As ping(8): a script learns of a silent path from the status.
+            if (p.results.empty() || p.Answered() != p.results.size()) return kExitProbeLost;
+            break;
+        }
         case Object::kHelp:
         case Object::kVersion:
         case Object::kBatch:

@@ -161,6 +161,9 @@ Client::Client() : sk_(nl_socket_alloc()) {
     // Extended acks (message, offending attribute, policy); no echo of the request.
     setsockopt(nl_socket_get_fd(sk_.get()), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
     setsockopt(nl_socket_get_fd(sk_.get()), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+    // Replies larger than a page (an ev-probe of 256 probes is ~12 KiB) are
+    // read whole: the buffer is sized by peeking at each message.
+    nl_socket_enable_msg_peek(sk_.get());
     family_ = genl_ctrl_resolve(sk_.get(), MRC_GENL_NAME);
     if (family_ < 0)
         throw FamilyMissing("generic netlink family \"" MRC_GENL_NAME

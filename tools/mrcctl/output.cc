@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "output.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "grammar.h"
 
@@ -252,6 +254,82 @@ void JsonConnEvent(JsonWriter& j, std::string_view event, const Conn& c) {
         j.EndArray();
         j.Key("lost").Uint(c.ev_lost);
     }
+    j.EndObject();
+}
+
+uint32_t Probe::Sent() const {
+    return static_cast<uint32_t>(std::count_if(results.begin(), results.end(),
+                                               [](const ProbeResult& r) { return !r.error; }));
+}
+
+uint32_t Probe::Answered() const {
+    return static_cast<uint32_t>(std::count_if(
+        results.begin(), results.end(), [](const ProbeResult& r) { return r.rtt_ns.has_value(); }));
+}
+
+namespace {
+
+std::string Millis(uint64_t ns) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.3f", static_cast<double>(ns) / 1e6);
+    return buf;
+}
+
+// "plane 0 path 1", "plane 0", "host route".
+std::string ProbeWhere(const ProbeResult& r) {
+    if (!r.plane) return "host route";
+    std::string s = "plane " + std::to_string(*r.plane);
+    if (r.path) s += " path " + std::to_string(*r.path);
+    return s;
+}
+
+}  // namespace
+
+void PrintProbe(std::ostream& os, const Probe& p) {
+    os << "probe " << AddrToString(p.peer) << ": " << p.Sent() << " sent, " << p.Answered()
+       << " answered";
+    uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
+    for (const ProbeResult& r : p.results) {
+        if (!r.rtt_ns) continue;
+        lo = std::min(lo, *r.rtt_ns);
+        hi = std::max(hi, *r.rtt_ns);
+        sum += *r.rtt_ns;
+    }
+    if (p.Answered())
+        os << ", rtt min/avg/max " << Millis(lo) << '/' << Millis(sum / p.Answered()) << '/'
+           << Millis(hi) << " ms";
+    os << '\n';
+    char ev[16];
+    for (const ProbeResult& r : p.results) {
+        std::snprintf(ev, sizeof(ev), "0x%08x", r.ev);
+        os << "  " << ProbeWhere(r) << " ev " << ev << " sport " << (r.ev & 0xffff);
+        if (r.error)
+            os << " not sent: " << std::strerror(static_cast<int>(r.error));
+        else if (r.rtt_ns)
+            os << " rtt " << Millis(*r.rtt_ns) << " ms";
+        else
+            os << " lost";
+        os << '\n';
+    }
+}
+
+void JsonProbe(JsonWriter& j, const Probe& p) {
+    j.BeginObject();
+    j.Key("peer").String(AddrToString(p.peer));
+    j.Key("sent").Uint(p.Sent());
+    j.Key("answered").Uint(p.Answered());
+    j.Key("probes").BeginArray();
+    for (const ProbeResult& r : p.results) {
+        j.BeginObject();
+        if (r.plane) j.Key("plane").Uint(*r.plane);
+        if (r.path) j.Key("path").Uint(*r.path);
+        j.Key("ev").Uint(r.ev);
+        j.Key("sport").Uint(r.ev & 0xffff);
+        if (r.rtt_ns) j.Key("rtt_ns").Uint(*r.rtt_ns);
+        if (r.error) j.Key("error").String(std::strerror(static_cast<int>(r.error)));
+        j.EndObject();
+    }
+    j.EndArray();
     j.EndObject();
 }
 

@@ -79,6 +79,22 @@ struct Conn {
     std::vector<ConnPath> paths;
 };
 
+// One EV probe of "mrcctl probe" (MRC_ATTR_PROBE_RESULT).
+struct ProbeResult {
+    std::optional<uint32_t> plane;  // absent: the host's route (no MRC route)
+    std::optional<uint32_t> path;   // absent: a route without paths, or none
+    uint32_t ev = 0;
+    std::optional<uint64_t> rtt_ns;  // absent: not answered in time
+    uint32_t error = 0;              // errno of a probe not sent
+};
+
+struct Probe {
+    in6_addr peer{};
+    std::vector<ProbeResult> results;
+    uint32_t Sent() const;
+    uint32_t Answered() const;
+};
+
 // Counter name -> value, in kernel attribute order.
 using Stats = std::vector<std::pair<std::string, uint64_t>>;
 
@@ -100,6 +116,10 @@ void JsonStats(JsonWriter& j, const Stats& s);
 void PrintConn(std::ostream& os, const Conn& c);
 void PrintConnPaths(std::ostream& os, const Conn& c);
 void JsonConn(JsonWriter& j, const Conn& c, bool with_paths);
+
+// probe: a summary line as ping's, then one line per probe.
+void PrintProbe(std::ostream& os, const Probe& p);
+void JsonProbe(JsonWriter& j, const Probe& p);
 
 // monitor: a connection event ("conn-up", "conn-down", "path-change").
 void PrintConnEvent(std::ostream& os, std::string_view event, const Conn& c);

@@ -133,7 +133,10 @@ enum mrc_cc_algo_id {
  * GET commands answer a "do" (one object, selected by its key) and a
  * "dump" (every object). Writes need CAP_NET_ADMIN in the namespace's user
  * namespace. *_NTF commands are only ever sent by the kernel, to the
- * MRC_GENL_MCGRP_EVENTS group.
+ * MRC_GENL_MCGRP_EVENTS group. MRC_CMD_EV_PROBE (CAP_NET_ADMIN) sends MRC
+ * 1.0 EV probes to a peer on every path of its route and answers, once the
+ * probes are answered or the timeout passed, with one MRC_ATTR_PROBE_RESULT
+ * per probe.
  */
 enum mrc_cmd {
 	MRC_CMD_UNSPEC,
@@ -159,6 +162,7 @@ enum mrc_cmd {
 	MRC_CMD_CONN_UP_NTF,
 	MRC_CMD_CONN_DOWN_NTF,
 	MRC_CMD_PATH_CHANGE_NTF,
+	MRC_CMD_EV_PROBE,
 
 	/* private: */
 	__MRC_CMD_CNT,
@@ -188,6 +192,15 @@ enum mrc_cmd {
  * @MRC_ATTR_CONN_QPN: u32, MRC_CMD_CONN_GET request: only the connection
  *	with this local QPN
  * @MRC_ATTR_CONN: nested enum mrc_conn_attr, MRC_CMD_CONN_GET replies
+ * @MRC_ATTR_PROBE_PEER: binary (16 bytes), MRC_CMD_EV_PROBE: the peer whose
+ *	paths are probed (required; echoed in the reply)
+ * @MRC_ATTR_PROBE_EVS: u32 1..MRC_PROBE_EVS_MAX, MRC_CMD_EV_PROBE: EVs
+ *	probed on each path (default MRC_PROBE_EVS_DEF)
+ * @MRC_ATTR_PROBE_TIMEOUT_MS: u32 1..MRC_PROBE_TIMEOUT_MS_MAX,
+ *	MRC_CMD_EV_PROBE: how long to wait for the answers (default
+ *	MRC_PROBE_TIMEOUT_MS_DEF)
+ * @MRC_ATTR_PROBE_RESULT: nested enum mrc_probe_attr, MRC_CMD_EV_PROBE
+ *	replies: one per probe, in the order they were sent
  */
 enum mrc_attr {
 	MRC_ATTR_UNSPEC,
@@ -209,10 +222,51 @@ enum mrc_attr {
 	MRC_ATTR_STATS,
 	MRC_ATTR_CONN_QPN,
 	MRC_ATTR_CONN,
+	MRC_ATTR_PROBE_PEER,
+	MRC_ATTR_PROBE_EVS,
+	MRC_ATTR_PROBE_TIMEOUT_MS,
+	MRC_ATTR_PROBE_RESULT,
 
 	/* private: */
 	__MRC_ATTR_CNT,
 	MRC_ATTR_MAX = __MRC_ATTR_CNT - 1,
+};
+
+/* MRC_CMD_EV_PROBE: bounds and defaults of its request. */
+#define MRC_PROBE_EVS_DEF		4
+#define MRC_PROBE_EVS_MAX		16
+#define MRC_PROBE_TIMEOUT_MS_DEF	1000
+#define MRC_PROBE_TIMEOUT_MS_MAX	10000
+/* Probes one request may send (paths x EVs); more is refused (E2BIG). */
+#define MRC_PROBE_MAX			256
+
+/**
+ * enum mrc_probe_attr - one EV probe and its outcome (inside
+ *	MRC_ATTR_PROBE_RESULT)
+ * @MRC_PROBE_ATTR_PAD: padding for 64-bit attributes
+ * @MRC_PROBE_ATTR_PLANE: u32, plane id the probe left on (absent: the peer
+ *	has no MRC route, the probe took the host's route to it)
+ * @MRC_PROBE_ATTR_PATH: u32, index of the path among the route's paths
+ *	(absent: the route has no paths, or there is no route)
+ * @MRC_PROBE_ATTR_EV: u32, the EV probed (bits 15-0: UDP source port,
+ *	bits 31-16: flow label)
+ * @MRC_PROBE_ATTR_RTT_NS: u64, round-trip time; present when answered
+ * @MRC_PROBE_ATTR_ERROR: u32, positive errno when the probe was not sent
+ *	(ENETDOWN: plane down; ENETUNREACH: no route out of the plane;
+ *	ENOBUFS: the stack refused it)
+ */
+enum mrc_probe_attr {
+	MRC_PROBE_ATTR_UNSPEC,
+	MRC_PROBE_ATTR_PAD,
+	MRC_PROBE_ATTR_PLANE,
+	MRC_PROBE_ATTR_PATH,
+	MRC_PROBE_ATTR_EV,
+	MRC_PROBE_ATTR_RTT_NS,
+	MRC_PROBE_ATTR_ERROR,
+
+	/* private: */
+	__MRC_PROBE_ATTR_CNT,
+	MRC_PROBE_ATTR_MAX = __MRC_PROBE_ATTR_CNT - 1,
 };
 
 /**
@@ -437,6 +491,10 @@ enum mrc_cc_attr {
  *	the socket (the socket's backlog, as TCP's)
  * @MRC_STATS_ATTR_RX_STEERED: flowcells received on one CPU and processed
  *	on the CPU that reads their socket (net.mrc.rx_steer_min_pkts)
+ * @MRC_STATS_ATTR_EV_PROBES_SENT: EV probes of our own (ERTH op EV_PROBE,
+ *	MRC_CMD_EV_PROBE) sent
+ * @MRC_STATS_ATTR_EV_PROBES_REPLIED: answers (EETH op EV_PROBE) to them
+ *	that matched a probe in flight
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -524,6 +582,8 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_TX_FRAG_PAGES_REUSED,
 	MRC_STATS_ATTR_RX_BACKLOG,
 	MRC_STATS_ATTR_RX_STEERED,
+	MRC_STATS_ATTR_EV_PROBES_SENT,
+	MRC_STATS_ATTR_EV_PROBES_REPLIED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,

@@ -18,6 +18,29 @@ Command P(const std::string& line) {
 
 std::string A(const in6_addr& a) { return AddrToString(a); }
 
+TEST(Grammar, Probe) {
+    Command c = P("probe 2001:db8::2 evs 8 timeout 500");
+    EXPECT_EQ(c.object, Object::kProbe);
+    EXPECT_EQ(A(c.probe.peer), "2001:db8::2");
+    EXPECT_EQ(*c.probe.evs, 8u);
+    EXPECT_EQ(*c.probe.timeout_ms, 500u);
+    EXPECT_EQ(CommandName(c), "probe");
+    // Defaults are the kernel's: nothing sent for them.
+    c = P("prob fc00::1");
+    EXPECT_EQ(c.object, Object::kProbe);
+    EXPECT_FALSE(c.probe.evs);
+    EXPECT_FALSE(c.probe.timeout_ms);
+    // "pr" and "pro" stay profile.
+    EXPECT_EQ(P("pr show").object, Object::kProfile);
+    EXPECT_EQ(P("pro show").object, Object::kProfile);
+    EXPECT_THROW(P("probe"), UsageError);
+    EXPECT_THROW(P("probe fc00::1 evs 1 evs 2"), UsageError);
+    EXPECT_THROW(P("probe fc00::1 evs"), UsageError);
+    EXPECT_THROW(P("probe host.example"), UsageError);
+    EXPECT_THROW(P("probe fc00::1 count 3"), UsageError);
+    EXPECT_NE(UsageText("probe").find("mrcctl probe ADDR"), std::string::npos);
+}
+
 TEST(Grammar, PlaneAdd) {
     Command c = P("plane add id 0 dev pl0 addr 2001:db8:0::1");
     EXPECT_EQ(c.object, Object::kPlane);

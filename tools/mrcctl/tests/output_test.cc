@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <linux/mrc.h>
 
+#include <cerrno>
 #include <sstream>
 
 #include "grammar.h"
@@ -20,6 +21,47 @@ Route SampleRoute() {
     r.encap = MRC_ENCAP_SRH;
     r.paths.push_back(Path{0, ParseAddrList("fc00:1::,fc00:2::", "t"), {}});
     return r;
+}
+
+Probe SampleProbe() {
+    Probe p;
+    p.peer = ParseAddr("fc00:b::2", "t");
+    p.results.push_back(ProbeResult{0, 0, 0x1234c001, 250000, 0});
+    p.results.push_back(ProbeResult{1, 1, 0x0000c002, 750000, 0});
+    p.results.push_back(ProbeResult{1, 1, 0xabcdc003, {}, 0});
+    p.results.push_back(ProbeResult{2, {}, 0x0000c004, {}, ENETDOWN});
+    return p;
+}
+
+TEST(Output, ProbeText) {
+    std::ostringstream os;
+    PrintProbe(os, SampleProbe());
+    EXPECT_EQ(os.str(),
+              "probe fc00:b::2: 3 sent, 2 answered, rtt min/avg/max 0.250/0.500/0.750 ms\n"
+              "  plane 0 path 0 ev 0x1234c001 sport 49153 rtt 0.250 ms\n"
+              "  plane 1 path 1 ev 0x0000c002 sport 49154 rtt 0.750 ms\n"
+              "  plane 1 path 1 ev 0xabcdc003 sport 49155 lost\n"
+              "  plane 2 ev 0x0000c004 sport 49156 not sent: Network is down\n");
+    Probe host;
+    host.peer = ParseAddr("fc00:b::2", "t");
+    host.results.push_back(ProbeResult{{}, {}, 0x0000c005, {}, 0});
+    os.str("");
+    PrintProbe(os, host);
+    EXPECT_EQ(os.str(),
+              "probe fc00:b::2: 1 sent, 0 answered\n"
+              "  host route ev 0x0000c005 sport 49157 lost\n");
+}
+
+TEST(Output, ProbeJson) {
+    std::ostringstream os;
+    JsonWriter j(os);
+    JsonProbe(j, SampleProbe());
+    const std::string s = os.str();
+    EXPECT_EQ(s.find("{\"peer\":\"fc00:b::2\",\"sent\":3,\"answered\":2,\"probes\":["), 0u);
+    EXPECT_NE(s.find("{\"plane\":0,\"path\":0,\"ev\":305446913,\"sport\":49153,\"rtt_ns\":250000}"),
+              std::string::npos);
+    EXPECT_NE(s.find("{\"plane\":2,\"ev\":49156,\"sport\":49156,\"error\":\"Network is down\"}"),
+              std::string::npos);
 }
 
 TEST(Output, RouteTextIsValidInput) {
