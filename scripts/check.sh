@@ -88,7 +88,7 @@ cap=build/captures/mrc_wire_capture.pcap
 sender=$(sed -n 's/^sender //p' "$cap.meta" 2>/dev/null)
 if [ -s "$cap" ] && [ -n "$sender" ] &&
 	python3 tools/wireshark/mrc_capture_check.py --min 500 --sender "$sender" \
-		--need data,sack,nack,probe,erth,eeth "$cap"; then
+		--need data,sack,nack,probe,erth,eeth,erth-ev-probe,eeth-ev-probe "$cap"; then
 	tally "wire capture" 1 0 0
 else
 	tally "wire capture" 0 1 0

@@ -5,6 +5,8 @@
 # SRv6 fabric (srh encapsulation, every plane and spine); tcpdump on every
 # port of hA records one transfer (messages both ways) that goes through:
 #  - the handshake and the close (ERTH/EETH, our vendor operation);
+#  - EV probes of hA to hB (mrcctl probe, ERTH/EETH of op EV_PROBE), one
+#    on each path, all answered;
 #  - a receiver that stops reading for 1.5 s after 10 of 80 messages of up
 #    to 1 MiB, more than its receive buffer (SO_RCVBUF 1 MiB): NACK
 #    NO_RESOURCE and the receiver-not-ready probe;
@@ -69,6 +71,8 @@ sleep 0.3
 fabric_exec hA timeout 240 ./mrc_xfer -c "$HB" -p 7300 -n 80 -M 1048576 -s 32 \
 	--info-file "$out/cap.cli.info" >"$out/cap.cli" 2>"$out/cap.cli.err" &
 cpid=$!
+probes=$(mrcctl hA -j probe "$HB" evs 1 2>&1)
+expect_eq "EV probes of every path answered" "8 8" "$(jq -r '"\(.sent) \(.answered)"' <<<"$probes")"
 # the cut, once the reader is back and data flows on every path
 for ((i = 0; i < 400; i++)); do
 	grep -q "stall end" "$out/cap.srv.err" 2>/dev/null && break

@@ -29,7 +29,7 @@ import mrc_icrc  # noqa: E402
 
 FIELDS = ["frame.number", "udp.dstport", "mrc.kind", "mrc.icrc.ok", "mrc.bth.destqp",
           "mrc.bth.psn", "mrc.bth.rtx", "_ws.malformed", "_ws.expert.severity",
-          "_ws.expert.message", "mrc.encap", "ipv6.src", "ipv6.tclass.ecn"]
+          "_ws.expert.message", "mrc.encap", "ipv6.src", "ipv6.tclass.ecn", "mrc.ep.op"]
 REORDER = 512
 MASK = 0xFFFFFF
 
@@ -71,6 +71,9 @@ def main():
             errors.append(f"frame {fr}: not decoded as MRC")
             continue
         kinds[r["mrc.kind"]] += 1
+        # Endpoint packets of op EV_PROBE (1) as kinds of their own.
+        if r["mrc.kind"] in ("erth", "eeth") and r["mrc.ep.op"] == "1":
+            kinds[r["mrc.kind"] + "-ev-probe"] += 1
         if r["_ws.malformed"]:
             errors.append(f"frame {fr}: malformed")
         sev = [s for s in r["_ws.expert.severity"].split("|") if s]
