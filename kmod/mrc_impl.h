@@ -101,7 +101,7 @@
  *    connection whose socket a task owns waits there (mrc_rx_elsewhere(),
  *    under bh_lock_sock(), taken alone: never inside mrc_sock.lock nor
  *    around it) and the owner runs it in release_sock() through
- *    sk_backlog_rcv (mrc_backlog_rcv()): process context, BHs disabled and
+ *    sk_backlog_rcv (mrc_rx_deferred()): process context, BHs disabled and
  *    RCU held for the length of one datagram, so it takes mrc_sock.lock as
  *    the softirq does. Ownership only says where the work runs; the
  *    connection lock still serialises it.

@@ -363,17 +363,12 @@ static void mrc_rx_flowcell(struct net *net, struct sk_buff *skb, int off,
 	}
 }
 
-/**
- * mrc_udp_rcv_pkts() - the MRC packets of a datagram that mrc_udp_rcv()
- * checked (addresses, extension headers, UDP length), a flowcell's or one
- * @net: namespace of the UDP socket
- * @skb: the datagram; consumed
- *
- * In the receive softirq, or with BHs off in a socket owner's
- * release_sock() (mrc_backlog_rcv()) or on the reader's CPU
- * (mrc_steer.c); under RCU.
+/*
+ * The MRC packets of a datagram that mrc_udp_rcv() checked (addresses,
+ * extension headers, UDP length), a flowcell's or one; @skb consumed. In
+ * the receive softirq, or with BHs off in mrc_rx_deferred(); under RCU.
  */
-void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
+static void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
 {
 	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
 	const struct udphdr *uh = udp_hdr(skb);
@@ -396,7 +391,7 @@ void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
  * connection whose socket a task owns (lock_sock(): recvmsg() copying a
  * message out, sendmsg() queueing one) waits in the socket's backlog, as
  * TCP's does, and that task processes it in release_sock()
- * (mrc_backlog_rcv()). Only the first packet's BTH is looked at (a
+ * (mrc_rx_deferred()). Only the first packet's BTH is looked at (a
  * flowcell is one connection's; a stray packet is checked where it is
  * processed). Never a drop: with the queue or the backlog full, or no
  * owner, the datagram is processed here, at once.
@@ -440,15 +435,16 @@ static bool mrc_rx_elsewhere(struct net *net, struct sk_buff *skb, int off,
 }
 
 /**
- * mrc_backlog_rcv() - sk_backlog_rcv of an MRC socket: a datagram that
- * waited in its backlog (mrc_rx_elsewhere()), processed by the task
- * releasing the socket, BHs off as in the softirq
- * @sk: the socket, owned by the caller
+ * mrc_rx_deferred() - a datagram processed away from the softirq that
+ * received it (mrc_rx_elsewhere()), BHs off as in that softirq: by the task
+ * releasing its socket (the socket's sk_backlog_rcv) or by the reader's
+ * CPU (mrc_steer.c's work)
+ * @sk: its connection's socket (owned by the caller, or referenced)
  * @skb: the datagram; consumed
  *
  * Return: 0.
  */
-int mrc_backlog_rcv(struct sock *sk, struct sk_buff *skb)
+int mrc_rx_deferred(struct sock *sk, struct sk_buff *skb)
 {
 	local_bh_disable();
 	rcu_read_lock();

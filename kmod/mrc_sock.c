@@ -1118,7 +1118,7 @@ static void mrc_sock_setup(struct sock *sk)
 	sk->sk_protocol = MRC_PROTO_DEFAULT;
 	sk->sk_destruct = mrc_sk_destruct;
 	/* Datagrams that arrive while a task owns the socket (mrc_input.c). */
-	sk->sk_backlog_rcv = mrc_backlog_rcv;
+	sk->sk_backlog_rcv = mrc_rx_deferred;
 	mrc_mem_buf_defaults(sk);
 	/* Receive-path lookups walk the hashes under RCU only. */
 	sock_set_flag(sk, SOCK_RCU_FREE);

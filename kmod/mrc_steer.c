@@ -28,9 +28,7 @@
  */
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
-#include <linux/rcupdate.h>
 #include <linux/skbuff.h>
-#include <linux/udp.h>
 #include <linux/workqueue.h>
 
 #include "mrc_impl.h"
@@ -140,11 +138,7 @@ static void mrc_steer_work(struct work_struct *work)
 	spin_unlock_bh(&sc->q.lock);
 	while ((skb = __skb_dequeue(&list))) {
 		sk = *mrc_steer_skb_sk(skb);
-		local_bh_disable();
-		rcu_read_lock();
-		mrc_udp_rcv_pkts(sock_net(sk), skb);
-		rcu_read_unlock();
-		local_bh_enable();
+		mrc_rx_deferred(sk, skb);
 		sock_put(sk);
 		cond_resched();
 	}

@@ -178,10 +178,11 @@ for mode in srh usid none; do
 	if [ "$mode" = srh ]; then
 		run "$mode" 1 1048576
 		# Steering off: every flowcell processed where it arrived.
+		steer_min=$(fabric_exec hB sysctl -n net.mrc.rx_steer_min_pkts)
 		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_pkts=0 ||
 			check "net.mrc.rx_steer_min_pkts 0" false
 		steer_off=1 run_tag=-nosteer run "$mode" "$def_burst"
-		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_pkts=8
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_pkts="$steer_min"
 		# Flowcells whose ICRCs the crypto driver and crc32_le compute
 		# in turn, every 100 ms, each checked by whichever runs then.
 		if icrc_alternate_start; then
