@@ -28,11 +28,10 @@
  * flight and echo that probe's timestamp, else it is RxStale.
  */
 #include <linux/ipv6.h>
-#include <linux/skbuff.h>
-#include <net/ipv6.h>
-
 #include <linux/random.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <net/netlink.h>
 
 #include "mrc_impl.h"
@@ -188,11 +187,9 @@ static void mrc_ev_probe_send_all(struct net *net, struct mrc_ev_probe_run *run,
 	}
 	for (i = 0; i < rt->npaths; i++) {
 		pl = mrc_cfg_plane_get(net, rt->paths[i].plane);
-		for (k = 0; k < evs; k++) {
-			if (pl)
-				mrc_ev_probe_one(net, run, rt, pl, i,
-						 mrc_ev_probe_plane_err(net, pl));
-		}
+		for (k = 0; pl && k < evs; k++)
+			mrc_ev_probe_one(net, run, rt, pl, i,
+					 mrc_ev_probe_plane_err(net, pl));
 	}
 	if (rt->npaths)
 		return;
