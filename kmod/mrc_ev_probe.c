@@ -97,8 +97,11 @@ static void mrc_ev_probe_answer(struct mrc_net *mn,
 
 /*
  * Send the next probe of @run on @pl/@path (@err: not sent, why). The slot
- * is on the run before the probe leaves: on a veth path the answer may
- * arrive before mrc_send_ev_probe() returns. RCU held, BHs disabled.
+ * is on the run before the probe leaves: the answer may arrive before
+ * mrc_send_ev_probe() returns. Bottom halves are enabled again after each
+ * probe, so that on a veth path its answer is processed then and not after
+ * the last probe (its round-trip time would include the others' sending).
+ * RCU held.
  */
 static void mrc_ev_probe_one(struct net *net, struct mrc_ev_probe_run *run,
 			     const struct mrc_cfg_route *rt,
@@ -114,7 +117,7 @@ static void mrc_ev_probe_one(struct net *net, struct mrc_ev_probe_run *run,
 	} while (!mrc_ev_sport_ok(mrc_ev_to_udp_sport(ev)));
 	ep.kind = MRC_EP_EV_PROBE;
 	ep.ftype = MRC_TS_FTYPE;
-	spin_lock(&p->lock);
+	spin_lock_bh(&p->lock);
 	sl = &run->slot[run->n];
 	sl->plane = pl ? pl->id : MRC_EV_PROBE_NO_PLANE;
 	sl->path = path;
@@ -127,22 +130,24 @@ static void mrc_ev_probe_one(struct net *net, struct mrc_ev_probe_run *run,
 	run->n++;
 	if (!err)
 		run->pending++;
-	spin_unlock(&p->lock);
+	spin_unlock_bh(&p->lock);
 	if (err)
 		return;
+	local_bh_disable();
 	err = mrc_send_ev_probe(net, &run->peer, pl, rt ? rt->encap : 0,
 				rt && path != MRC_EV_PROBE_NO_PATH ?
 				&rt->paths[path] : NULL, ev, &ep);
+	local_bh_enable();
 	if (!err) {
 		mrc_net_count(mrc_net(net), MRC_CNT_EV_PROBES_SENT);
 		return;
 	}
-	spin_lock(&p->lock);
+	spin_lock_bh(&p->lock);
 	if (!sl->answered) {
 		sl->err = err;
 		run->pending--;
 	}
-	spin_unlock(&p->lock);
+	spin_unlock_bh(&p->lock);
 }
 
 /* Whether @pl carries data now (a probe out of a down plane is not sent). */
@@ -172,7 +177,7 @@ static u32 mrc_ev_probe_count(struct net *net, const struct mrc_cfg_route *rt,
 	return n;
 }
 
-/* Send every probe of @run. RCU held, BHs disabled. */
+/* Send every probe of @run. RCU held. */
 static void mrc_ev_probe_send_all(struct net *net, struct mrc_ev_probe_run *run,
 				  const struct mrc_cfg_route *rt, u32 evs)
 {
@@ -260,7 +265,6 @@ struct mrc_ev_probe_run *mrc_ev_probe_run(struct net *net,
 		return ERR_PTR(err);
 	}
 
-	local_bh_disable();
 	rcu_read_lock();
 	rt = mrc_cfg_route_lookup(net, peer);
 	n = mrc_ev_probe_count(net, rt, evs);
@@ -269,7 +273,6 @@ struct mrc_ev_probe_run *mrc_ev_probe_run(struct net *net,
 	else
 		mrc_ev_probe_send_all(net, run, rt, evs);
 	rcu_read_unlock();
-	local_bh_enable();
 
 	if (!err)
 		wait_event_interruptible_timeout(run->wq, !READ_ONCE(run->pending),

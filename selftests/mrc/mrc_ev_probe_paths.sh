@@ -46,7 +46,9 @@ probe() {
 	shift
 	mrcctl hA -j probe "$HB" "$@" >"$out/$name.json" 2>"$out/$name.err"
 	rc=$?
-	log "$name: exit $rc, $(jq -c '{sent, answered}' "$out/$name.json" 2>/dev/null)"
+	log "$name: exit $rc, $(jq -c '{sent, answered, rtt_us_min_avg_max:
+		([.probes[].rtt_ns // empty] | if length > 0 then [min, add / length, max] |
+		map(. / 1000 | floor) else [] end)}' "$out/$name.json" 2>/dev/null)"
 }
 # n NAME JQ-FILTER: how many probes of NAME match
 n() { jq "[.probes[] | select($2)] | length" "$out/$1.json"; }
