@@ -19,7 +19,7 @@
 # the client's namespace counts data packets the engine heard of (the
 # counter moves only once the engine took the report), at least one per
 # report; the transfer completes with digests equal both ways; no EV bad
-# at the end; no TxErrors.
+# at the end but for timeouts (at most one per 16); no TxErrors.
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 
@@ -67,5 +67,12 @@ log "fq_codel drops $fq; TxLocalCongestion $cn, TxErrors $errs;" \
 check "fq_codel dropped packets ($fq)" [ "${fq:-0}" -gt 0 ]
 check "the engine heard of the congestion (TxLocalCongestion $cn > 0)" [ "$cn" -gt 0 ]
 check "no NET_XMIT_CN counted as a transmit error ($errs)" [ "$errs" = 0 ]
-check "no EV blamed ($(jq -r .ev_bad <<<"$info") bad)" [ "$(jq -r .ev_bad <<<"$info")" = 0 ]
+# The congestion report blames no path. fq_codel's head drops take packets
+# the host cannot name, which the engine then finds by timeout, as it
+# should (silence is failure), and an EV that timed out near the end may
+# still await its probe's answer (a 6.12 CI run: 51 timeouts, 1 bad). An
+# EV blamed per report would leave tens bad (29 reports in that run).
+bad=$(jq -r .ev_bad <<<"$info") tos=$(jq -r .timeouts <<<"$info")
+check "no EV blamed for the congestion ($bad bad after $tos timeouts; at most 1 per 16)" \
+	[ "$bad" -le "$((tos / 16))" ]
 finish
