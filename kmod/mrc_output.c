@@ -936,6 +936,51 @@ static bool mrc_ep_path(struct net *net, const struct mrc_cfg_route *rt,
 	return true;
 }
 
+/*
+ * Route of an endpoint packet out of the plane @tp names (tp->osaddr,
+ * tp->oif, tp->path), from @src, or when @src is unspecified from the inner
+ * source routing picks for tp->daddr (written to @src). RCU held.
+ */
+static struct dst_entry *mrc_ep_plane_route(struct net *net,
+					    const struct mrc_txp *tp,
+					    struct in6_addr *src)
+{
+	if (ipv6_addr_any(src) &&
+	    ipv6_dev_get_saddr(net, NULL, tp->daddr, 0, src))
+		return ERR_PTR(-EADDRNOTAVAIL);
+	return mrc_txp_route(net, tp, NULL);
+}
+
+/*
+ * Route of an endpoint packet to a peer without an MRC route: the host's
+ * own route of the UDP flow from @src (unspecified: routing picks it,
+ * written to @src) through @oif (0: any), under the egress policy of
+ * tp->sk; @sport and @label (network order, 0 when not given) as the packet
+ * will carry them, for policy rules and multipath hashing.
+ */
+static struct dst_entry *mrc_ep_host_route(struct net *net,
+					   const struct mrc_txp *tp,
+					   struct in6_addr *src, int oif,
+					   __be16 sport, __be32 label)
+{
+	struct dst_entry *dst;
+	struct flowi6 fl6;
+
+	memset(&fl6, 0, sizeof(fl6));
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.daddr = *tp->daddr;
+	fl6.saddr = *src;
+	fl6.flowi6_oif = oif;
+	fl6.fl6_sport = sport;
+	fl6.fl6_dport = mrc_udp_dport(net);
+	fl6.flowlabel = label;
+	mrc_flow_policy(tp->sk, &fl6);
+	dst = mrc_peer_lookup(net, &fl6);
+	if (!IS_ERR(dst))
+		*src = fl6.saddr;
+	return dst;
+}
+
 /* An endpoint packet (ERTH/EETH) in a new skb, the ICRC left to fill. */
 static struct sk_buff *mrc_ep_skb(u8 op, const struct mrc_ep *ep, u8 tclass)
 {
@@ -982,11 +1027,10 @@ int mrc_send_ev_probe(struct net *net, const struct in6_addr *daddr,
 		      const struct mrc_cfg_path *path, u32 ev,
 		      const struct mrc_ep *ep)
 {
+	struct in6_addr src = in6addr_any;
 	struct mrc_txp tp = {};
 	struct dst_entry *dst;
-	struct in6_addr src;
 	struct sk_buff *skb;
-	struct flowi6 fl6;
 	int n;
 
 	skb = mrc_ep_skb(MRC_OP_EP_REQ, ep, mrc_profile_ctl_tclass(net));
@@ -1001,19 +1045,10 @@ int mrc_send_ev_probe(struct net *net, const struct in6_addr *daddr,
 		tp.oif = pl->ifindex;
 		tp.encap = encap;
 		tp.path = path;
-		if (ipv6_dev_get_saddr(net, NULL, daddr, 0, &src))
-			dst = ERR_PTR(-EADDRNOTAVAIL);
-		else
-			dst = mrc_txp_route(net, &tp, NULL);
+		dst = mrc_ep_plane_route(net, &tp, &src);
 	} else {
-		memset(&fl6, 0, sizeof(fl6));
-		fl6.flowi6_proto = IPPROTO_UDP;
-		fl6.daddr = *daddr;
-		fl6.fl6_sport = htons(tp.sport);
-		fl6.fl6_dport = mrc_udp_dport(net);
-		fl6.flowlabel = htonl(tp.label) & IPV6_FLOWLABEL_MASK;
-		dst = mrc_peer_lookup(net, &fl6);
-		src = fl6.saddr;
+		dst = mrc_ep_host_route(net, &tp, &src, 0, htons(tp.sport),
+					htonl(tp.label) & IPV6_FLOWLABEL_MASK);
 	}
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
@@ -1051,7 +1086,6 @@ void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 	struct mrc_txp tp = {};
 	struct in6_addr src;
 	struct sk_buff *skb;
-	struct flowi6 fl6;
 	int n;
 
 	skb = mrc_ep_skb(op, ep, tclass);
@@ -1066,11 +1100,7 @@ void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 	rcu_read_lock();
 	rt = mrc_cfg_route_lookup(net, daddr);
 	if (rt && mrc_ep_path(net, rt, &tp)) {
-		if (ipv6_addr_any(&src) &&
-		    ipv6_dev_get_saddr(net, NULL, daddr, 0, &src))
-			dst = ERR_PTR(-EADDRNOTAVAIL);
-		else
-			dst = mrc_txp_route(net, &tp, NULL);
+		dst = mrc_ep_plane_route(net, &tp, &src);
 		if (IS_ERR(dst)) {
 			rcu_read_unlock();
 			goto noroute;
@@ -1080,17 +1110,10 @@ void mrc_send_ep(struct net *net, struct sock *sk, const struct in6_addr *saddr,
 		goto sent;
 	}
 	rcu_read_unlock();
-	memset(&fl6, 0, sizeof(fl6));
-	fl6.flowi6_proto = IPPROTO_UDP;
-	fl6.daddr = *daddr;
-	fl6.saddr = *saddr;
-	fl6.flowi6_oif = oif;
-	fl6.fl6_dport = mrc_udp_dport(net);
-	mrc_flow_policy(sk, &fl6);
-	dst = mrc_peer_lookup(net, &fl6);
+	/* No port or label in the lookup, as the handshake always had. */
+	dst = mrc_ep_host_route(net, &tp, &src, oif, 0, 0);
 	if (IS_ERR(dst))
 		goto noroute;
-	src = fl6.saddr;
 	n = mrc_xmit_one(net, skb, dst, &tp);
 sent:
 	local_bh_enable();
