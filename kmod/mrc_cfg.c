@@ -677,6 +677,7 @@ void mrc_cfg_profile_defaults(struct mrc_cfg_profile *p, u32 id)
 	p->cc_max_wnd_pm = 1500;
 	p->cc_init_wnd_pm = 1500;
 	p->cc_link_mbps = MRC_CC_LINK_MBPS_DEFAULT;
+	p->cc_init_wnd_shared = 1;
 }
 
 static int mrc_cfg_profile_check(const struct mrc_cfg_profile *p,

@@ -114,6 +114,7 @@ struct mrc_cfg_route {
  * @cc_max_wnd_pm:       window ceiling, per mille of the BDP
  * @cc_init_wnd_pm:      initial window, per mille of the BDP
  * @cc_link_mbps:        the fabric's link rate, Mbit/s (uec's scaling)
+ * @cc_init_wnd_shared:  split the namespace's initial window (0/1)
  */
 struct mrc_cfg_profile {
 	struct rcu_head rcu;
@@ -131,6 +132,7 @@ struct mrc_cfg_profile {
 	u32 cc_max_wnd_pm;
 	u32 cc_init_wnd_pm;
 	u32 cc_link_mbps;
+	u32 cc_init_wnd_shared;
 };
 
 /**

@@ -12,6 +12,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "mrc_engine.h"
 #include "mrc_ev_probe.h"
 #include "mrc_hs_guard.h"
 
@@ -303,6 +304,10 @@ struct mrc_net_mib {
  *              never; mrc_steer.c); read per datagram (READ_ONCE)
  * @hs_guard:   the stateless answers' rate (mrc_hs_guard.c; its own lock)
  * @ev_probes:  our EV probe runs in flight (mrc_ev_probe.c; its own lock)
+ * @iw_share:   the initial window the namespace's starting connections
+ *              split (CC profiles with init-wnd-shared; an atomic count,
+ *              no lock: kmod/core/mrc_cc_share.c). Connections hold the
+ *              namespace, so it outlives every engine that points at it
  * @sysctl:     the namespace's copy of the sysctl table
  */
 struct mrc_net {
@@ -328,6 +333,7 @@ struct mrc_net {
 	int rx_steer_min_pkts;
 	struct mrc_hs_guard hs_guard;
 	struct mrc_ev_probes ev_probes;
+	struct mrc_iw_share iw_share;
 	struct ctl_table_header *sysctl;
 };
 

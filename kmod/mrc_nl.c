@@ -82,6 +82,7 @@ static const struct nla_policy mrc_cc_policy[MRC_CC_ATTR_MAX + 1] = {
 	[MRC_CC_ATTR_MAX_WND_PM]	= MRC_POL_U32,
 	[MRC_CC_ATTR_INIT_WND_PM]	= MRC_POL_U32,
 	[MRC_CC_ATTR_LINK_MBPS]		= MRC_POL_U32,
+	[MRC_CC_ATTR_INIT_WND_SHARED]	= MRC_POL_U8,
 };
 
 #define MRC_POL_IFNAME		{ .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 }
@@ -238,6 +239,7 @@ static const struct nla_policy mrc_rng_plane_id =
 	NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX);
 static const struct nla_policy mrc_rng_ifindex = NLA_POLICY_MIN(NLA_U32, 1);
 static const struct nla_policy mrc_rng_admin_up = NLA_POLICY_MAX(NLA_U8, 1);
+static const struct nla_policy mrc_rng_bool = NLA_POLICY_MAX(NLA_U8, 1);
 static const struct nla_policy mrc_rng_dst_len = NLA_POLICY_MAX(NLA_U8, 128);
 static const struct nla_policy mrc_rng_encap =
 	NLA_POLICY_MAX(NLA_U8, MRC_ENCAP_MAX);
@@ -378,7 +380,9 @@ static int mrc_nl_check_cc(const struct nlattr *nest,
 	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_INIT_WND_PM], &mrc_rng_wnd_pm,
 			    "cc init-wnd-pm out of range") ?:
 	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_LINK_MBPS], &mrc_rng_link_mbps,
-			    "cc link-mbps out of range");
+			    "cc link-mbps out of range") ?:
+	       MRC_NL_CHECK(extack, tb[MRC_CC_ATTR_INIT_WND_SHARED], &mrc_rng_bool,
+			    "cc init-wnd-shared out of range");
 }
 
 /**
@@ -1097,7 +1101,8 @@ static int mrc_nl_fill_profile(struct sk_buff *skb, struct net *net, const void 
 	    nla_put_u32(skb, MRC_CC_ATTR_MAX_MD_PM, p->cc_max_md_pm) ||
 	    nla_put_u32(skb, MRC_CC_ATTR_MAX_WND_PM, p->cc_max_wnd_pm) ||
 	    nla_put_u32(skb, MRC_CC_ATTR_INIT_WND_PM, p->cc_init_wnd_pm) ||
-	    nla_put_u32(skb, MRC_CC_ATTR_LINK_MBPS, p->cc_link_mbps))
+	    nla_put_u32(skb, MRC_CC_ATTR_LINK_MBPS, p->cc_link_mbps) ||
+	    nla_put_u8(skb, MRC_CC_ATTR_INIT_WND_SHARED, p->cc_init_wnd_shared))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -1142,6 +1147,9 @@ static int mrc_nl_profile_apply(struct mrc_cfg_profile *p, void *arg)
 		mrc_nl_get_u32(&p->cc_max_wnd_pm, cc, MRC_CC_ATTR_MAX_WND_PM);
 		mrc_nl_get_u32(&p->cc_init_wnd_pm, cc, MRC_CC_ATTR_INIT_WND_PM);
 		mrc_nl_get_u32(&p->cc_link_mbps, cc, MRC_CC_ATTR_LINK_MBPS);
+		if (cc[MRC_CC_ATTR_INIT_WND_SHARED])
+			p->cc_init_wnd_shared =
+				nla_get_u8(cc[MRC_CC_ATTR_INIT_WND_SHARED]);
 	}
 	return 0;
 }

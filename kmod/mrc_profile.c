@@ -22,6 +22,7 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
+#include "mrc_net.h"
 #include "mrc_output.h"
 #include "mrc_profile.h"
 #include "mrc_sock.h"
@@ -147,5 +148,7 @@ void mrc_profile_apply(struct mrc_sock *ms, const struct mrc_conn_profiles *pr,
 	cfg->cc.init_wnd_bytes = clamp(mrc_profile_wnd(p->cc_init_wnd_pm),
 				       ms->mtu, cfg->cc.max_wnd_bytes);
 	cfg->cc.link_mbps = p->cc_link_mbps;
+	cfg->iw_share = p->cc_init_wnd_shared ?
+			&mrc_net(sock_net(&ms->sk))->iw_share : NULL;
 	ms->cc_algo = cfg->cc_algo;
 }

@@ -875,6 +875,7 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 		mi->mi_lost_inferred = st->lost_inferred;
 		mi->mi_spurious_losses = st->spurious_losses;
 		mi->mi_tlp_probes = st->tx_rtx_tlp;
+		mi->mi_iw_share_cuts = st->iw_share_cuts;
 		kfree(st);
 	}
 	n = mrc_conn_num_evs(ms->conn);

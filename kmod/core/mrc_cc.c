@@ -131,6 +131,8 @@ void mrc_cc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 {
 	if (a->srtt_ns)
 		cc->srtt_ns = a->srtt_ns;
+	if (a->acked_bytes)
+		mrc_cc_share_leave(cc);
 	cc->ops->on_ack(cc, a);
 }
 
@@ -153,6 +155,7 @@ void mrc_cc_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes)
  */
 void mrc_cc_on_timeout(struct mrc_cc *cc, u64 now)
 {
+	mrc_cc_share_leave(cc);
 	cc->ops->on_timeout(cc, now);
 }
 

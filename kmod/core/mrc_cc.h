@@ -54,6 +54,7 @@ struct mrc_cc_ack {
  * @qa: QuickAdapt window resets (uec)
  * @fast: fast increases (uec)
  * @adjust: batched window adjustments (uec)
+ * @share_cuts: window cuts to the host's initial-window share
  */
 struct mrc_cc_counters {
 	u64 pi;
@@ -67,6 +68,7 @@ struct mrc_cc_counters {
 	u64 qa;
 	u64 fast;
 	u64 adjust;
+	u64 share_cuts;
 };
 
 /**
@@ -160,6 +162,8 @@ struct mrc_cc_ops {
  * @srtt_ns: the requester's smoothed RTT, from the last SACK
  * @fi_acc: fair-increase remainder (bytes * bytes)
  * @pi_acc: proportional-increase remainder
+ * @share: the host's initial-window share (NULL: none)
+ * @share_state: enum mrc_cc_share_state
  * @u: state of MRC_CC_UEC only (mrc_cc_uec.c)
  * @cnt: counters
  */
@@ -178,8 +182,25 @@ struct mrc_cc {
 	u64 srtt_ns;
 	u64 fi_acc;
 	u64 pi_acc;
+	struct mrc_iw_share *share;
+	u8 share_state;
 	struct mrc_cc_uec u;
 	struct mrc_cc_counters cnt;
+};
+
+/**
+ * enum mrc_cc_share_state - a connection's part in its host's initial
+ * window (struct mrc_iw_share).
+ * @MRC_CC_SHARE_IDLE: no data sent yet: not counted
+ * @MRC_CC_SHARE_STARTING: data sent, none acknowledged or timed out:
+ *	counted in the share's @starting, window held to its share
+ * @MRC_CC_SHARE_DONE: the first window is over (or no share): the
+ *	algorithm alone sets the window from now on
+ */
+enum mrc_cc_share_state {
+	MRC_CC_SHARE_IDLE = 0,
+	MRC_CC_SHARE_STARTING = 1,
+	MRC_CC_SHARE_DONE = 2,
 };
 
 extern const struct mrc_cc_ops mrc_cc_nscc_ops;
@@ -200,5 +221,7 @@ void mrc_cc_clamp(struct mrc_cc *cc);
 void mrc_cc_ack_receiver(struct mrc_cc *cc, const struct mrc_cc_ack *a);
 void mrc_cc_timeout_cut(struct mrc_cc *cc, u64 now, u64 rtt);
 u32 mrc_cc_penalised_wnd(const struct mrc_cc *cc);
+void mrc_cc_share_on_tx(struct mrc_cc *cc);
+void mrc_cc_share_leave(struct mrc_cc *cc);
 
 #endif /* MRC_CC_H */

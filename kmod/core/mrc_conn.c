@@ -148,6 +148,9 @@ int mrc_conn_create(const struct mrc_conn_cfg *cfg, u64 now,
 	rc = mrc_ev_init(&c->evm, cfg, &c->rng, &c->evq);
 	if (!rc)
 		rc = mrc_cc_init(&c->cc, cfg->cc_algo, &cfg->cc, cfg->mtu, now);
+	c->cc.share = cfg->iw_share;
+	c->cc.share_state = cfg->iw_share ? MRC_CC_SHARE_IDLE :
+					    MRC_CC_SHARE_DONE;
 	if (!rc)
 		rc = mrc_req_init(c);
 	if (!rc)
@@ -204,6 +207,7 @@ void mrc_conn_destroy(struct mrc_conn *conn)
 {
 	if (!conn)
 		return;
+	mrc_cc_share_leave(&conn->cc);
 	mrc_resp_destroy(conn);
 	mrc_req_destroy(conn);
 	mrc_ev_destroy(&conn->evm);
@@ -635,6 +639,7 @@ void mrc_conn_get_stats(const struct mrc_conn *conn, struct mrc_conn_stats *st)
 	st->inflight_bytes = r->inflight_bytes;
 	st->inflight_pkts = r->inflight_pkts;
 	st->cwnd_bytes = mrc_cc_cwnd(&conn->cc);
+	st->iw_share_cuts = conn->cc.cnt.share_cuts;
 	st->send_window = r->send_wnd;
 	st->srtt_ns = r->srtt_ns;
 	st->rttvar_ns = r->rttvar_ns;

@@ -179,6 +179,26 @@ struct mrc_cc_profile {
 };
 
 /**
+ * struct mrc_iw_share - one initial window for all of a host's starting
+ * connections (mrc_cc_share.c).
+ * @starting: connections that name this share and are starting: they sent
+ *	data and none of it was acknowledged yet, nor did any time out
+ *
+ * A window of init_wnd_bytes per connection is a guess about an empty
+ * fabric, made once per connection: a host that opens 31 connections at
+ * once (an all-to-all) puts 31 such windows on the fabric in its first
+ * round trip. Connections that name the same share split one: while n of
+ * them are starting, none sends more than init_wnd_bytes / n (at least
+ * min_wnd_bytes), and a lone connection keeps its whole window. The host
+ * owns the share (one per host; the kernel: one per network namespace),
+ * zeroes it before the first connection names it and keeps it until the
+ * last such connection is destroyed.
+ */
+struct mrc_iw_share {
+	struct mrc_plat_atomic starting;
+};
+
+/**
  * struct mrc_conn_cfg - everything a connection is created from.
  *
  * Fill with mrc_conn_cfg_init() and override; mrc_conn_create() validates.
@@ -235,6 +255,8 @@ struct mrc_cc_profile {
  * @use_tseth: put a TSETH (tx timestamp) in every data packet
  * @cc_algo: enum mrc_cc_algo
  * @cc: congestion-control profile
+ * @iw_share: split the initial window with the host's other starting
+ *	connections that name this share (NULL: a window of its own)
  * @seed: PRNG seed (EV entropy, rotation order)
  * @event_mask: bit (1 << enum mrc_event_type) enables that event
  * @event_queue_len: informational event queue length (1..MRC_EVQ_MAX)
@@ -284,6 +306,7 @@ struct mrc_conn_cfg {
 
 	u8 cc_algo;
 	struct mrc_cc_profile cc;
+	struct mrc_iw_share *iw_share;
 
 	u64 seed;
 	u32 event_mask;
@@ -642,6 +665,8 @@ struct mrc_plane_info {
  * @rnr_episodes: times the receiver refused data for lack of resources
  *	(resource NACK) and the sender entered receiver-not-ready mode
  * @rnr_probes: single-packet probes sent in receiver-not-ready mode
+ * @iw_share_cuts: times the window was cut to its share of the host's
+ *	initial window (struct mrc_iw_share) while starting
  * @retry_left: remaining retry budget
  * @inflight_bytes: payload bytes in flight
  * @inflight_pkts: packets in flight
@@ -696,6 +721,7 @@ struct mrc_conn_stats {
 	u64 spurious_losses;
 	u64 rnr_episodes;
 	u64 rnr_probes;
+	u64 iw_share_cuts;
 	u32 retry_left;
 	u32 inflight_bytes;
 	u32 inflight_pkts;

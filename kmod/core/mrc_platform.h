@@ -7,7 +7,8 @@
  * sockets, skbs, timers or clocks; time is passed in by the caller and
  * randomness comes from a per-connection PRNG seeded by the host. What is left
  * for the host to supply is fixed-width types, memory, memcpy/memset, a log
- * hook and a CRC-32, provided here for two hosts:
+ * hook, a CRC-32 and a counter that connections share, provided here for
+ * two hosts:
  *
  *  - the kernel (mrc.ko), selected by __KERNEL__;
  *  - userspace (unit tests, fuzzers, simulator), everything else.
@@ -23,6 +24,7 @@
 #include <linux/printk.h>
 #include <linux/math64.h>
 #include <linux/crc32.h>
+#include <linux/atomic.h>
 
 /*
  * The engine allocates only in mrc_conn_create(), for arrays of up to tens
@@ -59,6 +61,30 @@ static inline u64 mrc_div64(u64 a, u64 b)
 static inline u32 mrc_plat_crc32_le(u32 state, const u8 *p, u32 len)
 {
 	return crc32_le(state, p, len);
+}
+
+/*
+ * A counter shared by the connections of one host (mrc_cc_share.c): they
+ * run under their own locks, so the count is atomic; nothing is ordered
+ * by it, so relaxed operations do.
+ */
+struct mrc_plat_atomic {
+	atomic_t v;
+};
+
+static inline int mrc_plat_atomic_inc_return(struct mrc_plat_atomic *a)
+{
+	return atomic_inc_return_relaxed(&a->v);
+}
+
+static inline void mrc_plat_atomic_dec(struct mrc_plat_atomic *a)
+{
+	atomic_dec(&a->v);
+}
+
+static inline int mrc_plat_atomic_read(const struct mrc_plat_atomic *a)
+{
+	return atomic_read(&a->v);
 }
 
 #else /* userspace */
@@ -108,6 +134,26 @@ static inline u64 mrc_div64(u64 a, u64 b)
 static inline u32 mrc_plat_crc32_le(u32 state, const u8 *p, u32 len)
 {
 	return ~(u32)crc32(~state & 0xffffffffu, p, len);
+}
+
+/* A counter shared by the connections of one host (mrc_cc_share.c). */
+struct mrc_plat_atomic {
+	int v;
+};
+
+static inline int mrc_plat_atomic_inc_return(struct mrc_plat_atomic *a)
+{
+	return __atomic_add_fetch(&a->v, 1, __ATOMIC_RELAXED);
+}
+
+static inline void mrc_plat_atomic_dec(struct mrc_plat_atomic *a)
+{
+	__atomic_sub_fetch(&a->v, 1, __ATOMIC_RELAXED);
+}
+
+static inline int mrc_plat_atomic_read(const struct mrc_plat_atomic *a)
+{
+	return __atomic_load_n(&a->v, __ATOMIC_RELAXED);
 }
 
 #endif /* __KERNEL__ */

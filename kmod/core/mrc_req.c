@@ -396,6 +396,7 @@ static int req_new_slot(struct mrc_conn *c, u32 *len)
 	m = &r->msgs[slot];
 	off = m->seg_off;
 	*len = m->len - off < c->cfg.mtu ? m->len - off : c->cfg.mtu;
+	mrc_cc_share_on_tx(&c->cc);
 	if (!req_cwnd_ok(c, *len))
 		return -1;
 	return (int)slot;

@@ -134,13 +134,13 @@ expect_refused "route get without covering route" 1 \
 expect_eq "route dump has 2 routes" 2 "$("$M" -n nlA -j route show | count '"dst"')"
 
 # --- profiles -------------------------------------------------------------
-PF0='{"id":0,"ev":{"count":128,"active_per_plane":0,"min_active":0,"burst":32,"dscp":0,"dscp_ctl":48},"cc":{"algo":"nscc","target_delay_pm":750,"gamma_pm":800,"max_md_pm":500,"max_wnd_pm":1500,"init_wnd_pm":1500,"link_mbps":100000}}'
+PF0='{"id":0,"ev":{"count":128,"active_per_plane":0,"min_active":0,"burst":32,"dscp":0,"dscp_ctl":48},"cc":{"algo":"nscc","target_delay_pm":750,"gamma_pm":800,"max_md_pm":500,"max_wnd_pm":1500,"init_wnd_pm":1500,"link_mbps":100000,"init_wnd_shared":true}}'
 expect_eq "default profile" "[$PF0]" "$("$M" -n nlA -j profile show)"
 run "$M" -n nlA profile add id 3 ev-count 256 ev-active 24 cc-algo fixed
 expect_eq "profile add" 0 "$rc"
-run "$M" -n nlA profile set id 3 gamma 900 max-wnd 2000 init-wnd 1000 burst 4 link-rate 50mbit
+run "$M" -n nlA profile set id 3 gamma 900 max-wnd 2000 init-wnd 1000 burst 4 link-rate 50mbit init-wnd-shared off
 expect_eq "profile set" 0 "$rc"
-PF3='{"id":3,"ev":{"count":256,"active_per_plane":24,"min_active":0,"burst":4,"dscp":0,"dscp_ctl":48},"cc":{"algo":"fixed","target_delay_pm":750,"gamma_pm":900,"max_md_pm":500,"max_wnd_pm":2000,"init_wnd_pm":1000,"link_mbps":50}}'
+PF3='{"id":3,"ev":{"count":256,"active_per_plane":24,"min_active":0,"burst":4,"dscp":0,"dscp_ctl":48},"cc":{"algo":"fixed","target_delay_pm":750,"gamma_pm":900,"max_md_pm":500,"max_wnd_pm":2000,"init_wnd_pm":1000,"link_mbps":50,"init_wnd_shared":false}}'
 expect_eq "profile show id 3" "[$PF3]" "$("$M" -n nlA -j profile show id 3)"
 expect_refused "profile ev-count out of range" 1 \
 	"mrcctl: profile add: Invalid argument: ev count out of range (ev-count, allowed 128..256)" \
@@ -154,8 +154,12 @@ expect_refused "profile gamma out of range" 1 \
 expect_refused "profile link-rate out of range" 1 \
 	"mrcctl: profile set: Invalid argument: cc link-mbps out of range (link-rate, allowed 10..1600000)" \
 	"$M" -n nlA profile set id 3 link-rate 5mbit
+run "$M" -n nlA profile set id 3 init-wnd-shared maybe
+expect_eq "profile init-wnd-shared neither on nor off: usage error" 2 "$rc"
+check "profile init-wnd-shared neither on nor off: says so" \
+	grep -q '^mrcctl: unknown init-wnd-shared "maybe"$' <<<"$err"
 expect_eq "profile show id 3 (text): the rate as given" \
-	"id 3 ev-count 256 ev-active 24 ev-min-active 0 burst 4 dscp 0 dscp-ctl 48 cc-algo fixed target-delay 750 gamma 900 max-md 500 max-wnd 2000 init-wnd 1000 link-rate 50mbit" \
+	"id 3 ev-count 256 ev-active 24 ev-min-active 0 burst 4 dscp 0 dscp-ctl 48 cc-algo fixed target-delay 750 gamma 900 max-md 500 max-wnd 2000 init-wnd 1000 link-rate 50mbit init-wnd-shared off" \
 	"$("$M" -n nlA profile show id 3)"
 expect_refused "deleting profile 0" 1 \
 	"mrcctl: profile del: Invalid argument: mrc: profile 0 is the default and cannot be deleted" \

@@ -915,6 +915,8 @@ static const struct {
 	  "cc init-wnd-pm out of range" },
 	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_LINK_MBPS, 0, MRC_CC_LINK_MBPS_MIN,
 	  MRC_CC_LINK_MBPS_MAX, "cc link-mbps out of range" },
+	{ MRC_ATTR_PROFILE_CC, MRC_CC_ATTR_INIT_WND_SHARED, 1, 0, 1,
+	  "cc init-wnd-shared out of range" },
 };
 
 /*

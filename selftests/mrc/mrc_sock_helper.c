@@ -18,6 +18,14 @@
  *                                      "connected N", wait for SIGUSR1,
  *                                      print "reset K": how many of them
  *                                      failed with ECONNRESET (SO_ERROR)
+ *   mrc_sock_helper start N BYTES PORT ADDR
+ *                                      N connections to ADDR:PORT, then
+ *                                      BYTES (1 .. 65536) sent on each
+ *                                      one after the other, so that their
+ *                                      first windows overlap; 2 s later
+ *                                      print "cuts C1 .. CN" and "timeouts
+ *                                      T1 .. TN" (MRC_INFO of each, in
+ *                                      the order they sent)
  *
  * On failure it prints "error <errno name>" and exits 1, so a script can
  * assert the exact errno.
@@ -104,21 +112,66 @@ static int connect_many(int fam, int n, int bytes, const char *port,
 	return 0;
 }
 
+/* start N BYTES PORT ADDR: see the top of the file. */
+static int start_many(int fam, int n, int bytes, const char *port,
+		      const char *addr)
+{
+	static char msg[65536];
+	struct sockaddr_mrc sa;
+	struct mrc_info mi[16];
+	int i, fd[16];
+
+	if (n < 1 || n > 16 || bytes < 1 || bytes > (int)sizeof(msg)) {
+		errno = EINVAL;
+		return fail();
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.smrc_family = fam;
+	sa.smrc_port = htons(atoi(port));
+	if (inet_pton(AF_INET6, addr, sa.smrc_addr) != 1) {
+		errno = EINVAL;
+		return fail();
+	}
+	for (i = 0; i < n; i++) {
+		fd[i] = socket(fam, SOCK_SEQPACKET, 0);
+		if (fd[i] < 0 ||
+		    connect(fd[i], (struct sockaddr *)&sa, sizeof(sa)))
+			return fail();
+	}
+	for (i = 0; i < n; i++)
+		if (send(fd[i], msg, bytes, 0) != bytes)
+			return fail();
+	sleep(2);
+	for (i = 0; i < n; i++)
+		if (mrc_get_info(fd[i], &mi[i]))
+			return fail();
+	printf("cuts");
+	for (i = 0; i < n; i++)
+		printf(" %llu", (unsigned long long)mi[i].mi_iw_share_cuts);
+	printf("\ntimeouts");
+	for (i = 0; i < n; i++)
+		printf(" %llu", (unsigned long long)mi[i].mi_timeouts);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_mrc sa;
 	socklen_t len = sizeof(sa);
 	bool closer = argc == 5 && !strcmp(argv[1], "close");
 	bool idler = argc == 6 && !strcmp(argv[1], "idle");
+	bool starter = argc == 6 && !strcmp(argv[1], "start");
 	int fam = mrc_family(), fd;
 
-	if (!closer && !idler &&
+	if (!closer && !idler && !starter &&
 	    (argc < 3 || (strcmp(argv[1], "bind") && strcmp(argv[1], "hold") &&
 			  strcmp(argv[1], "listen")))) {
 		fprintf(stderr, "usage: %s bind|hold|listen PORT [ADDR]\n"
 			"       %s close N PORT ADDR\n"
-			"       %s idle N BYTES PORT ADDR\n",
-			argv[0], argv[0], argv[0]);
+			"       %s idle N BYTES PORT ADDR\n"
+			"       %s start N BYTES PORT ADDR\n",
+			argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	/* Before the module is loaded there is no sysfs file to read: the
@@ -136,6 +189,9 @@ int main(int argc, char **argv)
 	if (idler)
 		return connect_many(fam, atoi(argv[2]), atoi(argv[3]), argv[4],
 				    argv[5]);
+	if (starter)
+		return start_many(fam, atoi(argv[2]), atoi(argv[3]), argv[4],
+				  argv[5]);
 	fd = socket(fam, SOCK_SEQPACKET, 0);
 	if (fd < 0)
 		return fail();

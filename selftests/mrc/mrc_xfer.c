@@ -249,10 +249,12 @@ static void write_info(int fd, const char *path)
 		fprintf(f, "%s%llu", i ? "," : "",
 			(unsigned long long)mi.mi_planes[i].tx_pkts);
 	fprintf(f, "],\"lost_inferred\":%llu,\"spurious_losses\":%llu,"
-		"\"tlp_probes\":%llu,\"snd_una\":%u,\"mtu\":%u}\n",
+		"\"tlp_probes\":%llu,\"iw_share_cuts\":%llu,\"snd_una\":%u,"
+		"\"mtu\":%u}\n",
 		(unsigned long long)mi.mi_lost_inferred,
 		(unsigned long long)mi.mi_spurious_losses,
-		(unsigned long long)mi.mi_tlp_probes, mi.mi_snd_una, mi.mi_mtu);
+		(unsigned long long)mi.mi_tlp_probes,
+		(unsigned long long)mi.mi_iw_share_cuts, mi.mi_snd_una, mi.mi_mtu);
 	fclose(f);
 	rename(tmp, path);
 }

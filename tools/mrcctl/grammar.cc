@@ -29,6 +29,7 @@ constexpr std::string_view kUsage =
     "                 [dscp N] [dscp-ctl N]\n"
     "                 [cc-algo { nscc | fixed | uec }] [target-delay PM] [gamma PM]\n"
     "                 [max-md PM] [max-wnd PM] [init-wnd PM] [link-rate RATE]\n"
+    "                 [init-wnd-shared { on | off }]\n"
     "  mrcctl profile del id ID\n"
     "  mrcctl profile show [id ID]\n"
     "  mrcctl profile flush\n"
@@ -195,6 +196,10 @@ void ParseProfile(Args& a, Command& c) {
             SetOnce(p.init_wnd, ParseU32(a.Value(w), w), w);
         } else if (w == "link-rate") {
             SetOnce(p.link_mbps, ParseLinkRate(a.Value(w)), w);
+        } else if (w == "init-wnd-shared") {
+            const std::string& v = a.Value(w);
+            if (v != "on" && v != "off") Unknown("init-wnd-shared", v);
+            SetOnce(p.init_wnd_shared, v == "on", w);
         } else {
             Unknown("argument", w);
         }

@@ -75,11 +75,13 @@ struct ProfileArgs {
     std::optional<uint32_t> ev_count, ev_active, ev_min_active, burst, dscp, dscp_ctl;
     std::optional<uint8_t> cc_algo;
     std::optional<uint32_t> target_delay, gamma, max_md, max_wnd, init_wnd, link_mbps;
+    std::optional<bool> init_wnd_shared;
     bool has_ev() const {
         return ev_count || ev_active || ev_min_active || burst || dscp || dscp_ctl;
     }
     bool has_cc() const {
-        return cc_algo || target_delay || gamma || max_md || max_wnd || init_wnd || link_mbps;
+        return cc_algo || target_delay || gamma || max_md || max_wnd || init_wnd || link_mbps ||
+               init_wnd_shared;
     }
 };
 

@@ -170,6 +170,9 @@ Profile DecodeProfile(nlmsghdr* nlh) {
                         case MRC_CC_ATTR_LINK_MBPS:
                             p.link_mbps = v;
                             break;
+                        case MRC_CC_ATTR_INIT_WND_SHARED:
+                            p.init_wnd_shared = v != 0;
+                            break;
                     }
                 });
                 break;
@@ -532,6 +535,8 @@ void PutProfileArgs(nl::Request& req, const ProfileArgs& p) {
         if (p.max_wnd) req.PutU32(MRC_CC_ATTR_MAX_WND_PM, *p.max_wnd, "max-wnd");
         if (p.init_wnd) req.PutU32(MRC_CC_ATTR_INIT_WND_PM, *p.init_wnd, "init-wnd");
         if (p.link_mbps) req.PutU32(MRC_CC_ATTR_LINK_MBPS, *p.link_mbps, "link-rate");
+        if (p.init_wnd_shared)
+            req.PutU8(MRC_CC_ATTR_INIT_WND_SHARED, *p.init_wnd_shared ? 1 : 0, "init-wnd-shared");
         req.EndNest(cc);
     }
 }

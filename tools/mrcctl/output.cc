@@ -51,7 +51,8 @@ void PrintProfile(std::ostream& os, const Profile& p) {
        << " ev-min-active " << p.ev_min_active << " burst " << p.burst << " dscp " << p.dscp
        << " dscp-ctl " << p.dscp_ctl << " cc-algo " << CcAlgoName(p.cc_algo) << " target-delay "
        << p.target_delay << " gamma " << p.gamma << " max-md " << p.max_md << " max-wnd "
-       << p.max_wnd << " init-wnd " << p.init_wnd << " link-rate " << LinkRate(p.link_mbps) << '\n';
+       << p.max_wnd << " init-wnd " << p.init_wnd << " link-rate " << LinkRate(p.link_mbps)
+       << " init-wnd-shared " << (p.init_wnd_shared ? "on" : "off") << '\n';
 }
 
 void PrintStats(std::ostream& os, const Stats& s) {
@@ -108,6 +109,7 @@ void JsonProfile(JsonWriter& j, const Profile& p) {
     j.Key("max_wnd_pm").Uint(p.max_wnd);
     j.Key("init_wnd_pm").Uint(p.init_wnd);
     j.Key("link_mbps").Uint(p.link_mbps);
+    j.Key("init_wnd_shared").Bool(p.init_wnd_shared);
     j.EndObject();
     j.EndObject();
 }

@@ -46,6 +46,7 @@ struct Profile {
     uint32_t target_delay = 0, gamma = 0, max_md = 0, max_wnd = 0, init_wnd = 0;
     uint32_t dscp = 0, dscp_ctl = 0;  // EV part; after the CC part for aggregate initialisers
     uint32_t link_mbps = 0;           // CC part, added last
+    bool init_wnd_shared = true;      // CC part, added after link_mbps
 };
 
 // One EV (path) of a connection (MRC_CONN_ATTR_EV).

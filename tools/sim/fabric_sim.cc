@@ -45,10 +45,14 @@ double FlowResult::goodput_bps() const {
 }
 
 FabricSim::FabricSim(const FabricSimConfig& cfg)
-    : cfg_(cfg), net_(cfg.net), room_(cfg.net.hosts, ~0u), host_conns_(cfg.net.hosts) {}
+    : cfg_(cfg),
+      net_(cfg.net),
+      room_(cfg.net.hosts, ~0u),
+      host_conns_(cfg.net.hosts),
+      iw_shares_(std::make_unique<mrc_iw_share[]>(cfg.net.hosts)) {}
 
 mrc_conn_cfg FabricSim::conn_cfg(std::size_t flow, std::uint32_t self, std::uint32_t peer,
-                                 bool sender) const {
+                                 unsigned self_host, bool sender) const {
     const FabricConfig& n = cfg_.net;
     mrc_conn_cfg c;
     mrc_conn_cfg_init(&c, static_cast<u8>(n.planes));
@@ -63,6 +67,7 @@ mrc_conn_cfg FabricSim::conn_cfg(std::size_t flow, std::uint32_t self, std::uint
     if (cfg_.mpr) c.mpr = cfg_.mpr;
     c.cc_algo = cfg_.cc_algo;
     c.cc.init_wnd_bytes = cfg_.init_wnd_bytes;
+    if (cfg_.iw_share) c.iw_share = &iw_shares_[self_host];
     const std::uint64_t psn_fwd = mix(cfg_.seed ^ (flow * 2 + 1)) & MRC_PSN_MASK;
     const std::uint64_t psn_rev = mix(cfg_.seed ^ (flow * 2 + 2)) & MRC_PSN_MASK;
     c.local_init_psn = static_cast<u32>(sender ? psn_fwd : psn_rev);
@@ -127,7 +132,7 @@ std::size_t FabricSim::add_flow(const FlowSpec& f) {
     for (int i = 0; i < 2; i++) {
         const bool sender = i == 0;
         Conn k;
-        mrc_conn_cfg c = conn_cfg(idx, s + i, s + 1 - i, sender);
+        mrc_conn_cfg c = conn_cfg(idx, s + i, s + 1 - i, sender ? f.src : f.dst, sender);
         mrc_conn* mc = nullptr;
         const int rc = mrc_conn_create(&c, now_, &mc);
         if (rc != MRC_OK || !mc)

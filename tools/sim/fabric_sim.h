@@ -27,6 +27,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,6 +55,9 @@ struct FabricSimConfig {
     std::uint32_t mpr = 0;        // 0: the engine default
     std::uint8_t cc_algo = MRC_CC_NSCC;
     std::uint32_t init_wnd_bytes = 0;  // 0: the engine default (its maximum window)
+    // The engines of one host split one initial window while they start
+    // (struct mrc_iw_share, as the kernel does per network namespace).
+    bool iw_share = true;
     std::uint64_t seed = 1;
     // Transmit room of a host's NIC port: once this much data waits in it,
     // the host's engines are told the plane has no room
@@ -171,7 +175,7 @@ class FabricSim {
     };
 
     mrc_conn_cfg conn_cfg(std::size_t flow, std::uint32_t self, std::uint32_t peer,
-                          bool sender) const;
+                          unsigned self_host, bool sender) const;
     void service(std::uint32_t k);
     // Every connection with an end among hosts [first, first + n) is told
     // that `plane` went down or up (mrc_conn_set_plane_up()).
@@ -193,8 +197,11 @@ class FabricSim {
     std::vector<Conn> conns_;
     std::vector<Flow> flows_;
     std::vector<RcFlow> rcs_;
-    std::vector<std::uint32_t> room_;                           // per host: planes with room
-    std::vector<std::vector<std::uint32_t>> host_conns_;        // per host: its engines
+    std::vector<std::uint32_t> room_;                     // per host: planes with room
+    std::vector<std::vector<std::uint32_t>> host_conns_;  // per host: its engines
+    // Per host: the initial window its engines split; sized once, so that
+    // the engines' pointers into it stay valid.
+    std::unique_ptr<mrc_iw_share[]> iw_shares_;
     std::vector<std::pair<std::size_t, std::uint32_t>> waits_;  // (flow not yet added, conn)
     std::vector<RcSegment> rc_out_;
     std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;

@@ -34,7 +34,7 @@ namespace {
                  "  [--fail nic:PLANE:HOST@US[:silent]] [--fail link:PLANE:T0:T1@US]\n"
                  "  [--fail t1:PLANE:T1@US] [--fail t0:PLANE:T0@US[:silent]]\n"
                  "  [--cc nscc|uec] [--mpr N] [--rto-exp E] [--seed S]\n"
-                 "  [--nic-room-kb K] [--init-wnd-kb W]\n"
+                 "  [--nic-room-kb K] [--init-wnd-kb W] [--iw-share 0|1]\n"
                  "  [--deadline-ms MS]\n");
     std::exit(2);
 }
@@ -149,6 +149,8 @@ int main(int argc, char** argv) {
             cfg.rto_exp = static_cast<std::uint8_t>(num(val()));
         else if (a == "--init-wnd-kb")
             cfg.init_wnd_bytes = static_cast<std::uint32_t>(num(val()) * 1024);
+        else if (a == "--iw-share")
+            cfg.iw_share = num(val()) != 0;
         else if (a == "--nic-room-kb")
             cfg.nic_room_bytes = static_cast<std::uint64_t>(num(val()) * 1024);
         else if (a == "--seed")

@@ -348,6 +348,11 @@ enum mrc_ev_attr {
  *	MRC_CC_LINK_MBPS_MIN..MRC_CC_LINK_MBPS_MAX (default 100000): UEC's
  *	NSCC (MRC_CC_ALGO_UEC) scales its increase constants to rate x base
  *	RTT, as UEC 1.0 assumes the rate configured; NSCC and FIXED ignore it
+ * @MRC_CC_ATTR_INIT_WND_SHARED: u8, 0..1 (default 1): the connection
+ *	splits one initial window with the namespace's other connections of
+ *	such profiles that are starting (sent data, none acknowledged yet):
+ *	while n are, none has more than the initial window / n in flight.
+ *	0: a whole initial window of its own, whatever else starts at once
  */
 enum mrc_cc_attr {
 	MRC_CC_ATTR_UNSPEC,
@@ -358,6 +363,7 @@ enum mrc_cc_attr {
 	MRC_CC_ATTR_MAX_WND_PM,
 	MRC_CC_ATTR_INIT_WND_PM,
 	MRC_CC_ATTR_LINK_MBPS,
+	MRC_CC_ATTR_INIT_WND_SHARED,
 
 	/* private: */
 	__MRC_CC_ATTR_CNT,
@@ -874,6 +880,10 @@ struct mrc_info_plane {
  * @mi_spurious_losses: of these, acknowledged after all (the reordering
  *                  window widens)
  * @mi_tlp_probes:  tail-loss probes sent (nothing acknowledged for two RTTs)
+ *
+ * Since MRC_INFO_SIZE_V4:
+ * @mi_iw_share_cuts: times the first window was cut to its share of the
+ *                  namespace's initial window (MRC_CC_ATTR_INIT_WND_SHARED)
  */
 struct mrc_info {
 	__u32	mi_size;
@@ -913,18 +923,20 @@ struct mrc_info {
 	__u64	mi_lost_inferred;
 	__u64	mi_spurious_losses;
 	__u64	mi_tlp_probes;
+	__u64	mi_iw_share_cuts;
 };
 
 #define MRC_INFO_SIZE_V1	(168 + MRC_INFO_PLANES * 32)
 #define MRC_INFO_SIZE_V2	(MRC_INFO_SIZE_V1 + 24)
 #define MRC_INFO_SIZE_V3	(MRC_INFO_SIZE_V2 + 24)
+#define MRC_INFO_SIZE_V4	(MRC_INFO_SIZE_V3 + 8)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V3, "mrc_info ABI");
+static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V4, "mrc_info ABI");
 #else
 _Static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V3, "mrc_info ABI");
+_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V4, "mrc_info ABI");
 #endif
 
 #endif /* _UAPI_LINUX_MRC_H */

@@ -716,3 +716,96 @@ TEST(ConnTest, AppLimitedReportsWindow) {
         << st.cwnd_bytes << " wnd " << st.send_window;
     EXPECT_EQ(cwnd2, cwnd);
 }
+
+// A host's starting connections split one initial window (struct
+// mrc_iw_share): the n-th to start gets init / n, the earlier ones are held
+// to the new share from their next packet, and each stops counting at its
+// first acknowledgment, its first timeout or its destruction.
+namespace {
+
+constexpr u32 kShareInit = 60 * 1024;
+
+void share_cfg(Pair& p, mrc_iw_share* share) {
+    for (auto& cfg : p.cfg) {
+        cfg.cc.init_wnd_bytes = kShareInit;
+        cfg.cc.max_wnd_bytes = 1 << 20;
+        cfg.iw_share = share;
+    }
+}
+
+// Create the pair, queue one long message on end 0 and send what the
+// window lets out.
+void start(Pair& p) {
+    p.create();
+    ASSERT_NE(p.send(0, 400 * 1024), 0u);
+    p.pump();
+}
+
+}  // namespace
+
+TEST(ConnTest, StartingConnectionsSplitTheHostsInitialWindow) {
+    mrc_iw_share share{};
+    Pair a, b, c, alone;
+    share_cfg(a, &share);
+    share_cfg(b, &share);
+    share_cfg(c, &share);
+    share_cfg(alone, nullptr);
+
+    start(a);
+    EXPECT_EQ(mrc_plat_atomic_read(&share.starting), 1);
+    EXPECT_EQ(a.stats(0).inflight_bytes, kShareInit);
+    start(b);
+    EXPECT_EQ(mrc_plat_atomic_read(&share.starting), 2);
+    EXPECT_EQ(b.stats(0).inflight_bytes, kShareInit / 2);
+    EXPECT_EQ(b.stats(0).iw_share_cuts, 1u);
+    start(c);
+    EXPECT_EQ(mrc_plat_atomic_read(&share.starting), 3);
+    EXPECT_EQ(c.stats(0).inflight_bytes, kShareInit / 3);
+    // A receiving end sends no data: it never counts.
+    EXPECT_EQ(a.stats(1).iw_share_cuts, 0u);
+    // Without a share, the whole window whatever the host does.
+    start(alone);
+    EXPECT_EQ(alone.stats(0).inflight_bytes, kShareInit);
+    EXPECT_EQ(alone.stats(0).iw_share_cuts, 0u);
+
+    // The first is held to the new share at its next try to send.
+    EXPECT_EQ(a.stats(0).cwnd_bytes, kShareInit);
+    a.pump();
+    EXPECT_EQ(a.stats(0).cwnd_bytes, kShareInit / 3);
+    EXPECT_EQ(a.stats(0).iw_share_cuts, 1u);
+    EXPECT_EQ(a.stats(0).inflight_bytes, kShareInit);
+
+    // Its first acknowledgment ends its start; the algorithm grows its
+    // window from there, and the message arrives whole.
+    a.run(a.now + 5 * kMs);
+    EXPECT_EQ(mrc_plat_atomic_read(&share.starting), 2);
+    EXPECT_EQ(a.delivered[1].size(), 1u);
+    EXPECT_EQ(a.stats(0).timeouts, 0u);
+
+    // A connection destroyed while starting stops counting.
+    mrc_conn_destroy(c.c[0]);
+    c.c[0] = nullptr;
+    EXPECT_EQ(mrc_plat_atomic_read(&share.starting), 1);
+    b.run(b.now + 5 * kMs);
+    EXPECT_EQ(mrc_plat_atomic_read(&share.starting), 0);
+    EXPECT_EQ(b.delivered[1].size(), 1u);
+
+    // Alone again: a new connection gets the whole window.
+    Pair d;
+    share_cfg(d, &share);
+    start(d);
+    EXPECT_EQ(d.stats(0).inflight_bytes, kShareInit);
+    EXPECT_EQ(d.stats(0).iw_share_cuts, 0u);
+}
+
+TEST(ConnTest, ATimeoutEndsTheStart) {
+    mrc_iw_share share{};
+    Pair a;
+    share_cfg(a, &share);
+    a.fate = [](int, const mrc_tx_desc&) { return kDrop; };
+    start(a);
+    EXPECT_EQ(mrc_plat_atomic_read(&share.starting), 1);
+    a.run(a.now + 1 * kMs);
+    EXPECT_GT(a.stats(0).timeouts, 0u);
+    EXPECT_EQ(mrc_plat_atomic_read(&share.starting), 0);
+}

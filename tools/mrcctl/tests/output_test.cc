@@ -128,7 +128,7 @@ TEST(Output, ShowLinesPasteBackIntoAdd) {
     PrintPlane(pi, p);
     EXPECT_EQ(*Parse(BatchWords("plane add ", pi)).plane.ifindex, 7u);
 
-    Profile f{4, 256, 12, 3, 8, MRC_CC_ALGO_FIXED, 700, 600, 400, 1300, 1200, 26, 46, 200};
+    Profile f{4, 256, 12, 3, 8, MRC_CC_ALGO_FIXED, 700, 600, 400, 1300, 1200, 26, 46, 200, false};
     std::ostringstream fs;
     PrintProfile(fs, f);
     ProfileArgs a = Parse(BatchWords("profile add ", fs)).profile;
@@ -146,6 +146,7 @@ TEST(Output, ShowLinesPasteBackIntoAdd) {
     EXPECT_EQ(*a.max_wnd, 1300u);
     EXPECT_EQ(*a.init_wnd, 1200u);
     EXPECT_EQ(*a.link_mbps, 200u);
+    EXPECT_FALSE(*a.init_wnd_shared);
 
     std::ostringstream rs;
     PrintRoute(rs, SampleRoute());
@@ -164,7 +165,7 @@ TEST(Output, ProfileAndStats) {
         ts.str(),
         "id 0 ev-count 128 ev-active 0 ev-min-active 0 burst 16 dscp 0 dscp-ctl 48 cc-algo nscc "
         "target-delay 750 "
-        "gamma 800 max-md 500 max-wnd 1500 init-wnd 1500 link-rate 100gbit\n");
+        "gamma 800 max-md 500 max-wnd 1500 init-wnd 1500 link-rate 100gbit init-wnd-shared on\n");
     std::ostringstream js;
     JsonWriter j(js);
     JsonStats(j, Stats{{"planes", 2}, {"routes", 0}});
