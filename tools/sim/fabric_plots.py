@@ -20,6 +20,22 @@ from pathlib import Path
 # trimming above 64 KiB, RED marking 32-64 KiB.
 BASE = ["--hosts", "32", "--planes", "8", "--trim-kb", "64", "--ecn-kb", "32:64"]
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"]
+PAPER_COLOUR = "#555"
+
+# What the MRC paper ("Resilient AI Supercomputer Networking using MRC and
+# SRv6", arXiv 2605.04333; ../shared/design/PROTOCOL.md section 8) reports
+# for the same experiment, by table row; rows it has no figure for say so.
+PAPER = {
+    "loss 0.1 %": "near line rate; RoCEv2 collapses",
+    "loss 1 %": "about a third of line rate",
+    "NIC port 1 of 8 down": "87.5 % (7 of 8 ports left)",
+    "T0-T1 link down": "1/256 of a T0's uplinks; link flaps: no measurable effect",
+    "T1 switch down": "4 T1 reboots in a 75k-GPU job: recovered in seconds",
+    "permutation, MRC, SRv6 paths": "~390 of 400 Gb/s per flow (97.5 %)",
+    "permutation, one hashed path x 8 (RoCE-like)": "ECMP collisions halve some flows",
+    "7 -> 1 incast": "victim flows untouched (100 %)",
+    "ring all-reduce 32 MiB, SRv6 paths": "1 MRC connection beats 16 RoCE ones",
+}
 SEEDS = 5  # every scenario runs once per seed; tables give mean [min-max]
 
 
@@ -85,6 +101,19 @@ class Svg:
                 self.add(f'<line x1="{self.px(x):.1f}" y1="{self.py(lo):.1f}" '
                          f'x2="{self.px(x):.1f}" y2="{self.py(hi):.1f}" stroke="{c}"/>')
         self.legend.append((label, c))
+
+    def ref(self, y, label):
+        """A dashed horizontal line at @y: a figure the paper reports."""
+        self.add(f'<line x1="{self.L}" y1="{self.py(y):.1f}" x2="{self.W - self.R}" '
+                 f'y2="{self.py(y):.1f}" stroke="{PAPER_COLOUR}" stroke-dasharray="6,4"/>')
+        self.legend.append((label, PAPER_COLOUR))
+
+    def marks(self, pts, label):
+        """Hollow squares at @pts: figures the paper reports."""
+        for x, y in pts:
+            self.add(f'<rect x="{self.px(x) - 5:.1f}" y="{self.py(y) - 5:.1f}" width="10" '
+                     f'height="10" fill="none" stroke="{PAPER_COLOUR}" stroke-width="2"/>')
+        self.legend.append((label, PAPER_COLOUR))
 
     def bars(self, groups, labels):
         """groups: [(name, [v per label])], bars side by side per group."""
@@ -172,6 +201,7 @@ def main():
             "% of loss-free goodput", 1.0, 100)
     s.line(pts, "MRC, 8 x 100G, SRv6", 0, bars)
     s.line(rpts, "RoCE-like: 1 path, go-back-N", 1, rbars)
+    s.marks([(0.1, 100), (1.0, 100 / 3)], "paper: MRC at 0.1 % and 1 %")
     s.xticks([(p * 100, f"{p * 100:g}") for p in losses])
     s.save(out / "loss.svg")
 
@@ -214,6 +244,7 @@ def main():
             ("T0-T1 link", [mean(perm_kept(p_link))]), ("T1", [mean(perm_kept(p_t1))]),
             ("T0, ann.", [mean(perm_kept(p_t0))]), ("T0, silent", [mean(perm_kept(p_t0s))])],
            ["slowest affected flow (mean of seeds)"])
+    s.ref(87.5, "paper: a NIC port of 8 down")
     s.save(out / "failures.svg")
 
     # 4. Permutation: every flow's goodput, sorted (seed 1 plotted).
@@ -231,6 +262,7 @@ def main():
                      f"slowest {spread([100 * g / ref for g in slowest(rs)])} %",
                      f"median {spread([100 * r['goodput_gbps']['median'] / ref for r in rs])}"
                      f" % of line"))
+    s.ref(97.5, "paper: MRC, ~390 of 400 Gb/s")
     s.save(out / "permutation.svg")
 
     # 5. N -> 1 incast next to a victim; the senders' fairness, with the
@@ -260,6 +292,7 @@ def main():
     s.line(lines["victim"][0], "victim whole run, % of alone", 3, lines["victim"][1])
     s.line(lines["nscc"][0], "senders' Jain x 100 (nscc)", 1, lines["nscc"][1])
     s.line(lines["uec"][0], "senders' Jain x 100 (uec)", 2, lines["uec"][1])
+    s.marks([(7, 100)], "paper: 7 -> 1 victim untouched")
     s.xticks([(n, str(n)) for n in ns])
     s.save(out / "incast.svg")
 
@@ -331,16 +364,22 @@ def main():
     s.xticks([(x * 100, f"{x * 100:.0f}") for x in loads])
     s.save(out / "openloop.svg")
 
-    width = max(len(c) for r in rows for c in r)
-    sep = " ".join(["=" * width] * 3)
+    rows = [r + (PAPER.get(r[0], "-"),) for r in rows]
+    widths = [max(len(r[k]) for r in rows + [("experiment", "result", "detail", "the paper")])
+              for k in range(4)]
+    sep = " ".join("=" * w for w in widths)
     print(f"{SEEDS} seeds each: mean [min-max]")
     print()
     print(sep)
-    print(" ".join(c.ljust(width) for c in ("experiment", "result", "detail")).rstrip())
+    print(" ".join(c.ljust(w) for c, w in zip(("experiment", "result", "detail", "the paper"),
+                                              widths)).rstrip())
     print(sep)
     for r in rows:
-        print(" ".join(c.ljust(width) for c in r).rstrip())
+        print(" ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
     print(sep)
+    missing = set(PAPER) - {r[0] for r in rows}
+    if missing:
+        sys.exit(f"fabric_plots: no row for the paper's {sorted(missing)}")
 
 
 if __name__ == "__main__":
