@@ -166,6 +166,7 @@ TEST_F(UecTest, MultiplicativeDecreaseOncePerSmoothedRtt) {
 TEST_F(UecTest, QuickAdaptAfterATrim) {
     init(150000);
     mrc_cc_ack a = ack(1000, kMtu, kBase + 2000);  // opens a period (ends 18.5 us)
+    a.inflight = 40000;
     mrc_cc_on_ack(&cc_, &a);
     a = ack(5000, 3 * kMtu, kBase + 2000);
     a.inflight = 40000;
@@ -187,6 +188,23 @@ TEST_F(UecTest, QuickAdaptAfterATrim) {
     mrc_cc_on_nack(&cc_, 20400, MRC_NACK_TRIMMED, kMtu);
     EXPECT_EQ(cc_.cnt.qa, 1u);
     EXPECT_EQ(cc_.cwnd, w - kMtu);
+}
+
+// A period in which the sender ran out of data says nothing about the
+// path: an ack that leaves nothing in flight ends the period unjudged, so
+// a trim in the next burst (a ring all-reduce step after waiting for its
+// predecessor) does not reset the window to the few bytes acknowledged
+// around the idle gap. The same trim after a busy period still does.
+TEST_F(UecTest, QuickAdaptSkipsAPeriodThatRanOutOfData) {
+    init(150000);
+    mrc_cc_ack a = ack(1000, kMtu, kBase + 2000);  // opens a period (ends 18.5 us)
+    a.inflight = 40000;
+    mrc_cc_on_ack(&cc_, &a);
+    a = ack(5000, 3 * kMtu, kBase + 2000);  // the last of the burst: idle
+    mrc_cc_on_ack(&cc_, &a);
+    mrc_cc_on_nack(&cc_, 20000, MRC_NACK_TRIMMED, kMtu);
+    EXPECT_EQ(cc_.cnt.qa, 0u);
+    EXPECT_EQ(cc_.cwnd, 150000u - kMtu);
 }
 
 // QuickAdapt measures what the path carried over a real round trip: behind
