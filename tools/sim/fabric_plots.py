@@ -31,6 +31,7 @@ PAPER = {
     "loss 0.1 %": "near line rate; RoCEv2 collapses",
     "loss 1 %": "about a third of line rate",
     "NIC port 1 of 8 down": "87.5 % (7 of 8 ports left)",
+    "NIC port 1 of 8 down: the dip": "routes around failures in microseconds",
     "T0-T1 link down": "1/256 of a T0's uplinks; link flaps: no measurable effect",
     "T1 switch down": "4 T1 reboots in a 75k-GPU job: recovered in seconds",
     "permutation, MRC, SRv6 paths": "~390 of 400 Gb/s per flow (97.5 %)",
@@ -215,6 +216,12 @@ def experiments(tool, out):
     rows.append(("NIC port 1 of 8 down", f"announced {spread(kept(ann), 1)} % kept",
                  f"silent {spread(kept(sil), 1)} % kept, "
                  f"{sum(r['timeouts'] for r in ann + sil)} timeouts"))
+    def dip(rs):
+        worst = spread([100 * r["settle"]["min_gbps"] / r["settle"]["before_gbps"] for r in rs])
+        return (f"worst 5 us {worst} % of before, settled in "
+                f"{spread([r['settle']['settle_us'] for r in rs], 1)} us")
+
+    rows.append(("NIC port 1 of 8 down: the dip", f"announced: {dip(ann)}", f"silent: {dip(sil)}"))
     rows.append(("one path losing 20 %", f"{spread(kept(gray), 1)} % kept",
                  f"{spread([r['lost'] for r in gray])} packets lost, "
                  f"{sum(r['timeouts'] for r in gray)} timeouts"))

@@ -380,8 +380,10 @@ void FabricSim::deliver(FabricPacket& p) {
     if (p.trimmed) rxf |= MRC_RXF_TRIMMED | (p.lasthop ? MRC_RXF_LASTHOP : 0);
     p.pkt.trimmed = p.trimmed;
     const int rc = mrc_conn_rx(c.c.get(), now_, &p.pkt, p.ev, rxf);
-    if ((rc == MRC_RX_PLACE || rc == MRC_RX_PLACE_NEW) && !p.trimmed)
+    if ((rc == MRC_RX_PLACE || rc == MRC_RX_PLACE_NEW) && !p.trimmed) {
         c.placed[p.pkt.meth.msn] += p.pkt.payload_len;
+        flows_[c.flow].placed_bytes += p.pkt.payload_len;
+    }
     service(p.to_conn);
 }
 
@@ -491,6 +493,11 @@ FlowResult FabricSim::flow(std::size_t i) const {
 
 std::uint64_t FabricSim::delivered_bytes(std::size_t flow) const {
     return flows_[flow].delivered_bytes;
+}
+
+std::uint64_t FabricSim::placed_bytes(std::size_t flow) const {
+    const Flow& f = flows_[flow];
+    return f.rc >= 0 ? f.delivered_bytes : f.placed_bytes;
 }
 
 double jain(const std::vector<double>& x) {

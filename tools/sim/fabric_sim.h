@@ -130,6 +130,9 @@ class FabricSim {
     FlowResult flow(std::size_t i) const;
     std::size_t flows() const { return flows_.size(); }
     std::uint64_t delivered_bytes(std::size_t flow) const;
+    // Payload bytes the receiver placed, packet by packet (delivered_bytes
+    // moves a whole message at a time); the RoCE-like baseline's delivered.
+    std::uint64_t placed_bytes(std::size_t flow) const;
     std::uint64_t data_pkts() const { return data_pkts_; }
     // The connection error that ended a run, if one did.
     struct Error {
@@ -161,6 +164,7 @@ class FabricSim {
         std::uint32_t rc_ev = 0;
         Time rc_armed = kNever;
         std::uint64_t delivered_bytes = 0;
+        std::uint64_t placed_bytes = 0;  // first copies, as packets arrive
         std::uint32_t delivered_msgs = 0;
         std::uint32_t bad_msgs = 0;
         Time first_send = kNever;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fabric_patterns.h"
+#include "fabric_settle.h"
 
 using namespace mrc::sim;
 
@@ -245,6 +246,11 @@ int main(int argc, char** argv) {
                 sim.at(f.at, [f](FabricSim& s) { s.net().set_t1_up(f.args[0], f.args[1], false); });
             }
         }
+        // With a failure: the goodput around it, sampled every microsecond.
+        std::vector<DeliverySample> samples;
+        Time first_fail = kNever;
+        for (const Failure& f : fails) first_fail = std::min(first_fail, f.at);
+        if (first_fail != kNever) sample_deliveries(sim, kUs, &samples);
         const RunResult r = sim.run(static_cast<Time>(deadline_ms * kMs));
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -284,6 +290,16 @@ int main(int argc, char** argv) {
         std::printf("\"flow_gbps\":[");
         for (std::size_t i = 0; i < gbps.size(); i++) std::printf("%s%.2f", i ? "," : "", gbps[i]);
         std::printf("],");
+        if (first_fail != kNever) {
+            // All flows together, in windows of 5 us (the failure's dip at
+            // 800G: about 120 packets of 4 KiB per window).
+            const Settle st = settle(samples, first_fail, 5 * kUs);
+            std::printf(
+                "\"settle\":{\"fail_us\":%.1f,\"before_gbps\":%.2f,\"after_gbps\":%.2f,"
+                "\"min_gbps\":%.2f,\"settle_us\":%.1f},",
+                static_cast<double>(first_fail) / 1e3, st.before_gbps, st.after_gbps, st.min_gbps,
+                static_cast<double>(st.settle_ns) / 1e3);
+        }
         if (pattern == "incast") {
             const std::vector<double> senders(gbps.begin(), gbps.end() - 1);
             const FlowResult v = sim.flow(victim);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "fabric_patterns.h"
+#include "fabric_settle.h"
 
 using namespace mrc::sim;
 
@@ -290,6 +291,48 @@ FlowResult run_port_down(bool fail, bool announced) {
 // One NIC port of eight down: the flow keeps about 7/8 of its goodput, with
 // the port announced (the engines stop using the plane at once) and silent
 // (losses found from later deliveries, no timeout needed).
+// settle() on a made-up series: 1 byte/ns, nothing for 8 us after the
+// failure at 20 us, then 0.875 byte/ns: the rates, the worst window and
+// the end of the last window below 90 % of the settled rate.
+TEST(FabricSettle, ReadsTheDipAroundAFailure) {
+    std::vector<DeliverySample> s;
+    std::uint64_t b = 0;
+    for (Time t = 0; t <= 100 * kUs; t += kUs) {
+        s.push_back({t, b});
+        if (t < 20 * kUs)
+            b += 1000;
+        else if (t >= 28 * kUs)
+            b += 875;
+    }
+    const Settle st = settle(s, 20 * kUs, 5 * kUs);
+    EXPECT_DOUBLE_EQ(st.before_gbps, 8.0);
+    EXPECT_DOUBLE_EQ(st.after_gbps, 7.0);
+    EXPECT_DOUBLE_EQ(st.min_gbps, 0.0);
+    // The windows starting from 20 to 27 us hold part of the gap; the last,
+    // [27, 32) us, carries 4 of 5 us at 7 Gb/s: 5.6 < 6.3.
+    EXPECT_EQ(st.settle_ns, 12 * kUs);
+}
+
+// ... and the goodput settles at its 7/8 within microseconds: every 5 us
+// window from 20 us after the failure on carries >= 90 % of the settled
+// rate, no window falls below 60 % of the rate before, either way.
+TEST(FabricSim, OneNicPortOfEightDownSettlesWithinMicroseconds) {
+    for (bool announced : {true, false}) {
+        SCOPED_TRACE(announced ? "announced" : "silent");
+        FabricSim sim(fabric_cfg(32, 8));
+        sim.add_flow({31, 1, 1 << 20, 64, 0, {}, -1});
+        sim.set_nic_up(3, 31, false, 50 * kUs, announced);
+        std::vector<DeliverySample> samples;
+        sample_deliveries(sim, kUs, &samples);
+        ASSERT_TRUE(sim.run(50 * kMs).done);
+        const Settle st = settle(samples, 50 * kUs, 5 * kUs);
+        EXPECT_GE(st.after_gbps, 0.85 * st.before_gbps)
+            << st.after_gbps << " of " << st.before_gbps;
+        EXPECT_GE(st.min_gbps, 0.6 * st.before_gbps) << st.min_gbps << " of " << st.before_gbps;
+        EXPECT_LE(st.settle_ns, 20 * kUs);
+    }
+}
+
 TEST(FabricSim, OneNicPortOfEightDownKeepsSevenEighths) {
     const FlowResult base = run_port_down(false, false);
     for (bool announced : {true, false}) {
