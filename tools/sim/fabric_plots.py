@@ -248,8 +248,9 @@ def experiments(tool, out):
         rows.append((name, f"slowest flow {spread(perm_kept(rs))} % of no failure",
                      f"{sum(r['timeouts'] for r in rs)} timeouts"))
     s = Svg("Failures: share of goodput kept", "", "% of the failure-free run", 4, 100)
-    # Six groups in 480 px: names of at most 12 characters.
-    s.bars([("NIC, ann.", [mean(kept(ann))]), ("NIC, silent", [mean(kept(sil))]),
+    # Seven groups in 480 px: names of at most 10 characters.
+    s.bars([("NIC, ann.", [mean(kept(ann))]), ("NIC, sil.", [mean(kept(sil))]),
+            ("path 20 %", [mean(kept(gray))]),
             ("T0-T1 link", [mean(perm_kept(p_link))]), ("T1", [mean(perm_kept(p_t1))]),
             ("T0, ann.", [mean(perm_kept(p_t0))]), ("T0, silent", [mean(perm_kept(p_t0s))])],
            ["slowest affected flow (mean of seeds)"])
