@@ -166,9 +166,13 @@ run() {
 		# EV good at the end): per-plane counts are then noise, logged.
 		# A link still black-holing is caught regardless: its routers
 		# keep sending Packet Too Big (the last check of the round).
-		if [ "$po" -le "$STALL_TIMEOUTS" ]; then
-			check_timed "$e: $s no path blamed: plane 0's timeouts $p0 <= 8 + $drops dropped + 5/4 of another plane's most $po" \
-				[ "$p0" -le $((8 + drops + po + po / 4)) ]
+		# A path is blamed by timeouts that were not proven spurious: with
+		# no more of those in all than the excused ones, the per-plane
+		# counts (which include the spurious) blame nothing (seen on 6.12
+		# in CI: none, srv [56,8,1,15] with 0 genuine).
+		if [ "$po" -le "$STALL_TIMEOUTS" ] || [ "$t" -le $((8 + drops)) ]; then
+			check_timed "$e: $s no path blamed: $t genuine timeouts <= 8 + $drops dropped, or plane 0's $p0 <= that + 5/4 of another plane's most $po" \
+				unblamed "$t" "$p0" "$po" "$drops"
 		else
 			log "$e: $s plane 0's timeouts $p0 not judged: another plane timed out $po (> $STALL_TIMEOUTS), the guest stalled"
 		fi
@@ -176,6 +180,13 @@ run() {
 	done
 	check_timed "$e: no packet too big for the link once the MTU dropped ($ptb1 -> $ptb2)" \
 		[ "$ptb2" = "$ptb1" ]
+}
+
+# unblamed GENUINE P0 PO DROPS: no more genuine timeouts than the excused
+# (8 + the drops), or plane 0 timed out no more than the excused plus 5/4 of
+# another plane's most
+unblamed() {
+	[ "$1" -le $((8 + $4)) ] || [ "$2" -le $((8 + $4 + $3 + $3 / 4)) ]
 }
 
 port=7600
