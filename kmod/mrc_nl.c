@@ -238,7 +238,6 @@ static const struct nla_policy mrc_rng_in6 =
 static const struct nla_policy mrc_rng_plane_id =
 	NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX);
 static const struct nla_policy mrc_rng_ifindex = NLA_POLICY_MIN(NLA_U32, 1);
-static const struct nla_policy mrc_rng_admin_up = NLA_POLICY_MAX(NLA_U8, 1);
 static const struct nla_policy mrc_rng_bool = NLA_POLICY_MAX(NLA_U8, 1);
 static const struct nla_policy mrc_rng_dst_len = NLA_POLICY_MAX(NLA_U8, 128);
 static const struct nla_policy mrc_rng_encap =
@@ -412,7 +411,7 @@ static int mrc_nl_check(unsigned int maxattr, const struct nlmsghdr *nlh,
 			   "ifindex out of range") ?:
 	      MRC_NL_CHECK(extack, tb[MRC_ATTR_SADDR], &mrc_rng_in6,
 			   "saddr must be 16 bytes") ?:
-	      MRC_NL_CHECK(extack, tb[MRC_ATTR_ADMIN_UP], &mrc_rng_admin_up,
+	      MRC_NL_CHECK(extack, tb[MRC_ATTR_ADMIN_UP], &mrc_rng_bool,
 			   "admin-up out of range") ?:
 	      MRC_NL_CHECK(extack, tb[MRC_ATTR_DST], &mrc_rng_in6,
 			   "dst must be 16 bytes") ?:

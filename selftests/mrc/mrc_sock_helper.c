@@ -54,6 +54,20 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
+/* @sa: AF_MRC address ADDR:PORT; -1 with errno EINVAL if ADDR is not IPv6. */
+static int peer_addr(struct sockaddr_mrc *sa, int fam, const char *port,
+		     const char *addr)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->smrc_family = fam;
+	sa->smrc_port = htons(atoi(port));
+	if (inet_pton(AF_INET6, addr, sa->smrc_addr) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * close N PORT ADDR and idle N BYTES PORT ADDR: see the top of the file.
  * @bytes < 0: close mode (64 KiB each).
@@ -74,13 +88,8 @@ static int connect_many(int fam, int n, int bytes, const char *port,
 		errno = EINVAL;
 		return fail();
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.smrc_family = fam;
-	sa.smrc_port = htons(atoi(port));
-	if (inet_pton(AF_INET6, addr, sa.smrc_addr) != 1) {
-		errno = EINVAL;
+	if (peer_addr(&sa, fam, port, addr))
 		return fail();
-	}
 	/* SIGUSR1 blocked until sigsuspend(): one sent early is not lost. */
 	signal(SIGUSR1, on_usr1);
 	sigemptyset(&set);
@@ -125,13 +134,8 @@ static int start_many(int fam, int n, int bytes, const char *port,
 		errno = EINVAL;
 		return fail();
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.smrc_family = fam;
-	sa.smrc_port = htons(atoi(port));
-	if (inet_pton(AF_INET6, addr, sa.smrc_addr) != 1) {
-		errno = EINVAL;
+	if (peer_addr(&sa, fam, port, addr))
 		return fail();
-	}
 	for (i = 0; i < n; i++) {
 		fd[i] = socket(fam, SOCK_SEQPACKET, 0);
 		if (fd[i] < 0 ||

@@ -52,7 +52,7 @@ FabricSim::FabricSim(const FabricSimConfig& cfg)
       iw_shares_(std::make_unique<mrc_iw_share[]>(cfg.net.hosts)) {}
 
 mrc_conn_cfg FabricSim::conn_cfg(std::size_t flow, std::uint32_t self, std::uint32_t peer,
-                                 unsigned self_host, bool sender) const {
+                                 bool sender) const {
     const FabricConfig& n = cfg_.net;
     mrc_conn_cfg c;
     mrc_conn_cfg_init(&c, static_cast<u8>(n.planes));
@@ -67,7 +67,8 @@ mrc_conn_cfg FabricSim::conn_cfg(std::size_t flow, std::uint32_t self, std::uint
     if (cfg_.mpr) c.mpr = cfg_.mpr;
     c.cc_algo = cfg_.cc_algo;
     c.cc.init_wnd_bytes = cfg_.init_wnd_bytes;
-    if (cfg_.iw_share) c.iw_share = &iw_shares_[self_host];
+    const FlowSpec& spec = flows_[flow].spec;
+    if (cfg_.iw_share) c.iw_share = &iw_shares_[sender ? spec.src : spec.dst];
     const std::uint64_t psn_fwd = mix(cfg_.seed ^ (flow * 2 + 1)) & MRC_PSN_MASK;
     const std::uint64_t psn_rev = mix(cfg_.seed ^ (flow * 2 + 2)) & MRC_PSN_MASK;
     c.local_init_psn = static_cast<u32>(sender ? psn_fwd : psn_rev);
@@ -132,7 +133,7 @@ std::size_t FabricSim::add_flow(const FlowSpec& f) {
     for (int i = 0; i < 2; i++) {
         const bool sender = i == 0;
         Conn k;
-        mrc_conn_cfg c = conn_cfg(idx, s + i, s + 1 - i, sender ? f.src : f.dst, sender);
+        mrc_conn_cfg c = conn_cfg(idx, s + i, s + 1 - i, sender);
         mrc_conn* mc = nullptr;
         const int rc = mrc_conn_create(&c, now_, &mc);
         if (rc != MRC_OK || !mc)

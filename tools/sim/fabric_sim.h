@@ -178,8 +178,9 @@ class FabricSim {
         bool operator>(const Timer& o) const { return t != o.t ? t > o.t : conn > o.conn; }
     };
 
+    // Flow `flow` must already be in flows_ (its ends name the hosts).
     mrc_conn_cfg conn_cfg(std::size_t flow, std::uint32_t self, std::uint32_t peer,
-                          unsigned self_host, bool sender) const;
+                          bool sender) const;
     void service(std::uint32_t k);
     // Every connection with an end among hosts [first, first + n) is told
     // that `plane` went down or up (mrc_conn_set_plane_up()).
