@@ -27,7 +27,11 @@
  * kept, hold only its own earlier payloads, and are given back when a
  * message completes under memory pressure (the protocol above
  * net.mrc.mem[0], or the memory cgroup's socket pressure), at teardown and
- * when the socket is freed.
+ * when the socket is freed. A page a flowcell was sent from (the message's
+ * wire layout, mrc_build_burst()) may still be in an skb, held by a
+ * receiver until its reader copies it out: it is kept all the same and
+ * handed to a new message only once that skb is gone
+ * (mrc_mb_pages_in()), so a byte in flight is never overwritten.
  *
  * The page frags a flowcell is laid out in (mrc_build_burst()) cost the
  * same zeroing, 5.7 % of all samples once flowcells were 32 packets. They

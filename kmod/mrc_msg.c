@@ -6,7 +6,12 @@
  * through page-sized chunks of page pointers, so that neither the send
  * side (process context) nor the receive side (softirq, GFP_ATOMIC) ever
  * needs an allocation larger than one page. A small message sent is kept
- * in the slab object of its buffer instead (mrc_mb_alloc_tx()).
+ * in the slab object of its buffer instead (mrc_mb_alloc_tx()). A message
+ * sent in more than one packet is laid out in its pages as its packets go
+ * on the wire, each payload behind room for its headers and followed by
+ * room for its pad and ICRC, so that a flowcell is sent from these pages
+ * without a copy (mrc_mb_wire_frags()); every other access goes through
+ * mrc_mb_pos().
  *
  * On receive, a packet's payload normally stays in the skb it arrived in
  * (a flowcell's GSO skb holds up to 16 packets of one message): the
@@ -28,6 +33,7 @@
 #include <linux/mrc.h>
 #include <linux/uio.h>
 
+#include "core/mrc_wire.h"
 #include "mrc_impl.h"
 #include "mrc_msg.h"
 
@@ -42,15 +48,9 @@ static u32 mrc_mb_chunk_len(u32 npages, u32 i)
 	return min_t(u32, npages - i * MRC_MB_CHUNK, MRC_MB_CHUNK);
 }
 
-/**
- * mrc_mb_truesize() - bytes a message of @len bytes is charged for
- * @len: message length
- *
- * Return: the pages it occupies plus its bookkeeping.
- */
-u32 mrc_mb_truesize(u32 len)
+/* Bytes a message buffer of @npages pages is charged for. */
+static u32 mrc_mb_truesize_pages(u32 npages)
 {
-	u32 npages = DIV_ROUND_UP(len, PAGE_SIZE);
 	u32 nchunks = DIV_ROUND_UP(npages, MRC_MB_CHUNK);
 
 	return npages * PAGE_SIZE + struct_size_t(struct mrc_msgbuf, chunks,
@@ -59,21 +59,24 @@ u32 mrc_mb_truesize(u32 len)
 }
 
 /**
- * mrc_mb_alloc() - a message buffer without pages
- * @len: message length, at most MRC_MSG_MAX
- * @gfp: GFP_KERNEL in process context, GFP_ATOMIC in softirq
+ * mrc_mb_truesize() - bytes a message of @len bytes is charged for
+ * @len: message length
  *
- * Return: the buffer (pages absent: mrc_mb_fill() them), or NULL.
+ * Return: the pages it occupies plus its bookkeeping.
  */
-struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp)
+u32 mrc_mb_truesize(u32 len)
 {
-	u32 npages = DIV_ROUND_UP(len, PAGE_SIZE);
+	return mrc_mb_truesize_pages(DIV_ROUND_UP(len, PAGE_SIZE));
+}
+
+/* A buffer for a message of @len bytes spanning @room bytes of pages. */
+static struct mrc_msgbuf *mrc_mb_alloc_room(u32 len, u32 room, gfp_t gfp)
+{
+	u32 npages = DIV_ROUND_UP(room, PAGE_SIZE);
 	u32 nchunks = DIV_ROUND_UP(npages, MRC_MB_CHUNK);
 	struct mrc_msgbuf *mb;
 	u32 i;
 
-	if (len > MRC_MSG_MAX)
-		return NULL;
 	mb = kzalloc(struct_size(mb, chunks, nchunks), gfp | __GFP_NOWARN);
 	if (!mb)
 		return NULL;
@@ -100,23 +103,59 @@ struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp)
 }
 
 /**
+ * mrc_mb_alloc() - a message buffer without pages
+ * @len: message length, at most MRC_MSG_MAX
+ * @gfp: GFP_KERNEL in process context, GFP_ATOMIC in softirq
+ *
+ * Return: the buffer (pages absent: mrc_mb_fill() them), or NULL.
+ */
+struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp)
+{
+	if (len > MRC_MSG_MAX)
+		return NULL;
+	return mrc_mb_alloc_room(len, len, gfp);
+}
+
+/**
  * mrc_mb_alloc_tx() - a buffer for a message to send (process context)
  * @len: message length, at most MRC_MSG_MAX
+ * @seg: payload bytes per data packet the connection sends now (0: none)
+ * @hdr: header bytes of each of its data packets
  *
  * A message that fits with its buffer in MRC_MB_INLINE_MAX bytes lives
  * in it: one allocation and the message's size zeroed (init_on_alloc),
  * where a page would cost a table, a page and 4 KiB of zeroing per
- * request of an RPC. Larger messages get pages (mrc_mb_alloc()).
+ * request of an RPC. A message of more than one packet gets pages laid out
+ * as its packets go on the wire (@seg and @hdr; struct mrc_msgbuf): a
+ * flowcell of it is sent from them with its headers and ICRCs written
+ * around the payloads (mrc_mb_wire_frags()), not copied into frags. Other
+ * messages get pages with their bytes one after another (mrc_mb_alloc()).
  * Charged to the sender's memory cgroup either way.
  *
  * Return: the buffer (fill it with mrc_mb_from_iter()), or NULL.
  */
-struct mrc_msgbuf *mrc_mb_alloc_tx(u32 len)
+struct mrc_msgbuf *mrc_mb_alloc_tx(u32 len, u32 seg, u32 hdr)
 {
 	struct mrc_msgbuf *mb;
+	u64 room;
+	u32 stride;
 
-	if (sizeof(*mb) + len > MRC_MB_INLINE_MAX)
-		return mrc_mb_alloc(len, GFP_KERNEL);
+	if (sizeof(*mb) + len > MRC_MB_INLINE_MAX) {
+		if (!seg || len <= seg || len > MRC_MSG_MAX)
+			return mrc_mb_alloc(len, GFP_KERNEL);
+		/* A full packet's pad and ICRC follow its payload. */
+		stride = hdr + round_up(seg, 4) + MRC_ICRC_LEN;
+		room = (u64)DIV_ROUND_UP(len, seg) * stride;
+		if (room > U32_MAX)
+			return mrc_mb_alloc(len, GFP_KERNEL);
+		mb = mrc_mb_alloc_room(len, room, GFP_KERNEL);
+		if (mb) {
+			mb->wseg = seg;
+			mb->whdr = hdr;
+			mb->wstride = stride;
+		}
+		return mb;
+	}
 	mb = kmalloc(sizeof(*mb) + len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!mb)
 		return NULL;
@@ -138,7 +177,25 @@ u32 mrc_mb_size(const struct mrc_msgbuf *mb)
 {
 	if (mb->inl)
 		return kmalloc_size_roundup(sizeof(*mb) + mb->len);
-	return mrc_mb_truesize(mb->len);
+	return mrc_mb_truesize_pages(mb->npages);
+}
+
+/*
+ * Where byte @off of a message lies in its pages (behind its packet's
+ * header room in the wire layout, else at @off), and how many of the
+ * message's bytes follow it there without a gap (*@run).
+ */
+static u32 mrc_mb_pos(const struct mrc_msgbuf *mb, u32 off, u32 *run)
+{
+	u32 in;
+
+	if (!mb->wseg) {
+		*run = mb->len - off;
+		return off;
+	}
+	in = off % mb->wseg;
+	*run = min(mb->wseg - in, mb->len - off);
+	return off / mb->wseg * mb->wstride + mb->whdr + in;
 }
 
 /**
@@ -173,7 +230,8 @@ void mrc_mb_free(struct mrc_msgbuf *mb)
  * @list: where they go (page->lru)
  * @max: most pages to move
  *
- * A page something else still references is left to mrc_mb_free().
+ * A page an skb still references (a flowcell sent from it) moves too:
+ * mrc_mb_pages_in() takes it once the skb is gone.
  *
  * Return: pages moved; their slots are empty, so mrc_mb_free() skips them.
  */
@@ -186,9 +244,9 @@ u32 mrc_mb_pages_out(struct mrc_msgbuf *mb, struct list_head *list, u32 max)
 		return 0;
 	for (i = 0; i < mb->npages && n < max; i++) {
 		slot = mrc_mb_slot(mb, i);
-		if (!*slot || page_ref_count(*slot) != 1)
+		if (!*slot)
 			continue;
-		list_add(&(*slot)->lru, list);
+		list_add_tail(&(*slot)->lru, list);
 		*slot = NULL;
 		n++;
 	}
@@ -209,18 +267,23 @@ u32 mrc_mb_pages_out(struct mrc_msgbuf *mb, struct list_head *list, u32 max)
  */
 u32 mrc_mb_pages_in(struct mrc_msgbuf *mb, struct list_head *list, u32 max)
 {
-	struct page **slot, *pg;
-	u32 i, n = 0;
+	struct page *pg, *tmp;
+	u32 i = 0, n = 0;
 
 	if (mb->inl)
 		return 0;
-	for (i = 0; i < mb->npages && n < max && !list_empty(list); i++) {
-		slot = mrc_mb_slot(mb, i);
-		if (*slot)
+	list_for_each_entry_safe(pg, tmp, list, lru) {
+		if (n == max)
+			break;
+		/* Still in an skb (a flowcell sent from it): not yet. */
+		if (page_ref_count(pg) != 1)
 			continue;
-		pg = list_first_entry(list, struct page, lru);
+		while (i < mb->npages && *mrc_mb_slot(mb, i))
+			i++;
+		if (i == mb->npages)
+			break;
 		list_del(&pg->lru);
-		*slot = pg;
+		*mrc_mb_slot(mb, i) = pg;
 		n++;
 	}
 	return n;
@@ -315,9 +378,10 @@ void mrc_mb_read_skb(const struct mrc_msgbuf *mb, u32 off,
 		return;
 	}
 	while (len) {
-		u32 poff = off % PAGE_SIZE;
-		u32 n = min_t(u32, len, PAGE_SIZE - poff);
-		struct page *pg = *mrc_mb_slot(mb, off / PAGE_SIZE);
+		u32 run, pos = mrc_mb_pos(mb, off, &run);
+		u32 poff = pos % PAGE_SIZE;
+		u32 n = min3(len, run, (u32)PAGE_SIZE - poff);
+		struct page *pg = *mrc_mb_slot(mb, pos / PAGE_SIZE);
 		void *va;
 		int err;
 
@@ -347,9 +411,10 @@ void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len)
 		return;
 	}
 	while (len) {
-		u32 poff = off % PAGE_SIZE;
-		u32 n = min_t(u32, len, PAGE_SIZE - poff);
-		struct page *pg = *mrc_mb_slot(mb, off / PAGE_SIZE);
+		u32 run, pos = mrc_mb_pos(mb, off, &run);
+		u32 poff = pos % PAGE_SIZE;
+		u32 n = min3(len, run, (u32)PAGE_SIZE - poff);
+		struct page *pg = *mrc_mb_slot(mb, pos / PAGE_SIZE);
 
 		memcpy_from_page(dst, pg, poff, n);
 		dst += n;
@@ -368,11 +433,12 @@ void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len)
  */
 int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from)
 {
-	u32 i, n, left = mb->len;
+	u32 i, n, run, pos, off;
 	struct page **slot;
 
 	if (mb->inl)
 		return copy_from_iter_full(mb->inl, mb->len, from) ? 0 : -EFAULT;
+	/* Every page: the wire layout writes headers between the payloads. */
 	for (i = 0; i < mb->npages; i++) {
 		slot = mrc_mb_slot(mb, i);
 		if (!*slot) {
@@ -380,11 +446,51 @@ int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from)
 			if (!*slot)
 				return -ENOMEM;
 		}
-		n = min_t(u32, left, PAGE_SIZE);
-		if (copy_page_from_iter(*slot, 0, n, from) != n)
+	}
+	for (off = 0; off < mb->len; off += n) {
+		pos = mrc_mb_pos(mb, off, &run);
+		n = min_t(u32, run, PAGE_SIZE - pos % PAGE_SIZE);
+		if (copy_page_from_iter(*mrc_mb_slot(mb, pos / PAGE_SIZE),
+					pos % PAGE_SIZE, n, from) != n)
 			return -EFAULT;
-		left -= n;
 		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * mrc_mb_wire_frags() - put packets of a message laid out as on the wire
+ * into an skb's frags, straight from its pages
+ * @mb: a message of mrc_mb_alloc_tx() with @mb->wseg set, filled
+ * @skb: an skb without frags
+ * @first: the first packet (its payload starts at byte @first * wseg)
+ * @len: bytes from its first header byte on: whole packets, headers,
+ *       payloads, pads and ICRCs, one after the other
+ *
+ * Each frag takes a reference on its page. The caller writes the headers,
+ * pads and ICRCs into the skb (skb_store_bits()), so into these pages:
+ * bytes no skb covered before (@mb->wlaid).
+ *
+ * Return: 0, or -E2BIG (more frags than an skb has; none added).
+ */
+int mrc_mb_wire_frags(struct mrc_msgbuf *mb, struct sk_buff *skb, u32 first,
+		      u32 len)
+{
+	u32 pos = first * mb->wstride, end = pos + len, n;
+	int i;
+
+	if (DIV_ROUND_UP(end, PAGE_SIZE) - pos / PAGE_SIZE > MAX_SKB_FRAGS ||
+	    end > mb->npages * PAGE_SIZE)
+		return -E2BIG;
+	for (i = 0; pos < end; i++, pos += n) {
+		struct page *pg = *mrc_mb_slot(mb, pos / PAGE_SIZE);
+
+		n = min_t(u32, end - pos, PAGE_SIZE - pos % PAGE_SIZE);
+		get_page(pg);
+		skb_fill_page_desc(skb, i, pg, pos % PAGE_SIZE, n);
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
 	}
 	return 0;
 }

@@ -66,6 +66,17 @@ struct mrc_mb_pchunk {
  * @pc_tail:  last chunk: the piece added last is its last entry
  * @inl:      a small message's bytes, in the same slab object as the
  *            buffer (send side only, mrc_mb_alloc_tx()); NULL: pages
+ * @wseg:     send side: payload bytes per packet the pages are laid out
+ *            for, each payload behind room for its packet's headers and
+ *            followed by room for its pad and ICRC, as the packets go on
+ *            the wire (mrc_mb_alloc_tx()); 0: the message's bytes follow
+ *            one another from the first page on
+ * @whdr:     header bytes in front of each payload in that layout
+ * @wstride:  bytes from one packet to the next in that layout
+ * @wlaid:    packets below this one may be in an skb straight from the
+ *            pages (mrc_build_burst()): a burst is laid out in place only
+ *            from here on, so that no byte an skb references is written
+ *            again (connection lock)
  * @npages:   pages the message spans (0 with @inl)
  * @nchunks:  entries of @chunks
  * @chunks:   @npages page pointers in tables of MRC_MB_CHUNK (the last
@@ -86,6 +97,10 @@ struct mrc_msgbuf {
 	struct mrc_mb_pchunk *pc_head;
 	struct mrc_mb_pchunk *pc_tail;
 	u8 *inl;
+	u32 wseg;
+	u16 whdr;
+	u32 wstride;
+	u32 wlaid;
 	u32 npages;
 	u32 nchunks;
 	struct page **chunks[];
@@ -102,7 +117,7 @@ struct mrc_msgbuf {
 #define MRC_MB_INLINE_MAX	(PAGE_SIZE / 2)
 
 struct mrc_msgbuf *mrc_mb_alloc(u32 len, gfp_t gfp);
-struct mrc_msgbuf *mrc_mb_alloc_tx(u32 len);
+struct mrc_msgbuf *mrc_mb_alloc_tx(u32 len, u32 seg, u32 hdr);
 u32 mrc_mb_size(const struct mrc_msgbuf *mb);
 void mrc_mb_free(struct mrc_msgbuf *mb);
 u32 mrc_mb_pages_out(struct mrc_msgbuf *mb, struct list_head *list, u32 max);
@@ -115,6 +130,8 @@ void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len);
 void mrc_mb_read_skb(const struct mrc_msgbuf *mb, u32 off,
 		     struct sk_buff *skb, int soff, u32 len);
 int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from);
+int mrc_mb_wire_frags(struct mrc_msgbuf *mb, struct sk_buff *skb, u32 first,
+		      u32 len);
 int mrc_mb_to_iter(struct mrc_msgbuf *mb, u32 len, struct iov_iter *to);
 bool mrc_mb_can_hold(const struct mrc_msgbuf *mb, const struct sk_buff *skb,
 		     u32 *extra);

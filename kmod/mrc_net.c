@@ -94,6 +94,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_RX_STEERED]	= "RxSteered",
 	[MRC_CNT_EV_PROBES_SENT] = "EvProbesSent",
 	[MRC_CNT_EV_PROBES_REPLIED] = "EvProbesReplied",
+	[MRC_CNT_TX_FLOWCELLS_IN_PLACE] = "TxFlowcellsInPlace",
 };
 
 /**
@@ -156,8 +157,8 @@ static int mrc_port_max = 65535;
 static int mrc_hs_rate_max = MRC_HS_ANSWER_RATE_MAX;
 static int mrc_child_idle_max = MRC_CHILD_IDLE_TIMEOUT_MS_MAX;
 static int mrc_limit_output_max = MRC_LIMIT_OUTPUT_BYTES_MAX;
-/* No datagram holds more MRC packets than a GSO skb has segments. */
-static int mrc_rx_steer_max = GSO_MAX_SEGS;
+/* No datagram holds more MRC bytes than a GSO skb. */
+static int mrc_rx_steer_max = GSO_LEGACY_MAX_SIZE;
 
 /*
  * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
@@ -236,12 +237,20 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.extra2		= &mrc_limit_output_max,
 	},
 	{
-		.procname	= "rx_steer_min_pkts",
+		.procname	= "rx_steer_min_bytes",
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &mrc_rx_steer_max,
+	},
+	{
+		.procname	= "tx_in_place",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
 	},
 	{ }
 };
@@ -255,7 +264,8 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	mn->max_orphans = MRC_MAX_ORPHANS_DEF;
 	mn->child_idle_timeout_ms = MRC_CHILD_IDLE_TIMEOUT_MS_DEF;
 	mn->limit_output_bytes = MRC_LIMIT_OUTPUT_BYTES_DEF;
-	mn->rx_steer_min_pkts = MRC_RX_STEER_MIN_PKTS_DEF;
+	mn->rx_steer_min_bytes = MRC_RX_STEER_MIN_BYTES_DEF;
+	mn->tx_in_place = 1;
 	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -265,7 +275,8 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	t[3].data = &mn->max_orphans;
 	t[4].data = &mn->child_idle_timeout_ms;
 	t[5].data = &mn->limit_output_bytes;
-	t[6].data = &mn->rx_steer_min_pkts;
+	t[6].data = &mn->rx_steer_min_bytes;
+	t[7].data = &mn->tx_in_place;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
 					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {

@@ -166,6 +166,9 @@ struct socket;
  *                         mrc_ev_probe.c) sent
  * @MRC_CNT_EV_PROBES_REPLIED: answers to them that matched a probe in
  *                         flight
+ * @MRC_CNT_TX_FLOWCELLS_IN_PLACE: flowcells sent from their message's own
+ *                         pages, laid out as on the wire at sendmsg(),
+ *                         without a copy into frags (mrc_output.c)
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -243,6 +246,7 @@ enum mrc_net_counter {
 	MRC_CNT_RX_STEERED,
 	MRC_CNT_EV_PROBES_SENT,
 	MRC_CNT_EV_PROBES_REPLIED,
+	MRC_CNT_TX_FLOWCELLS_IN_PLACE,
 	__MRC_CNT_MAX,
 };
 
@@ -298,10 +302,15 @@ struct mrc_net_mib {
  *              connection may have in this host's queues before it stops
  *              asking its engine for packets (0: no limit; mrc_tsq.c);
  *              read by every transmit pass (READ_ONCE)
- * @rx_steer_min_pkts: sysctl net.mrc.rx_steer_min_pkts: a datagram of at
- *              least this many MRC packets received on another CPU than
+ * @rx_steer_min_bytes: sysctl net.mrc.rx_steer_min_bytes: a flowcell of
+ *              at least this many MRC bytes received on another CPU than
  *              its socket's reader's is processed on the reader's (0:
  *              never; mrc_steer.c); read per datagram (READ_ONCE)
+ * @tx_in_place: sysctl net.mrc.tx_in_place: 1 lays a message of more than
+ *              one packet out as on the wire at sendmsg() and sends its
+ *              flowcells from those pages, 0 copies every flowcell into
+ *              the socket's frag ring (mrc_output.c); read per sendmsg()
+ *              (READ_ONCE)
  * @hs_guard:   the stateless answers' rate (mrc_hs_guard.c; its own lock)
  * @ev_probes:  our EV probe runs in flight (mrc_ev_probe.c; its own lock)
  * @iw_share:   the initial window the namespace's starting connections
@@ -330,7 +339,8 @@ struct mrc_net {
 	int max_orphans;
 	int child_idle_timeout_ms;
 	int limit_output_bytes;
-	int rx_steer_min_pkts;
+	int rx_steer_min_bytes;
+	int tx_in_place;
 	struct mrc_hs_guard hs_guard;
 	struct mrc_ev_probes ev_probes;
 	struct mrc_iw_share iw_share;

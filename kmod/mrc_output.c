@@ -285,6 +285,57 @@ u32 mrc_burst_max(u32 mtu, u32 burst)
 	return clamp_t(u32, MRC_BURST_BYTES / seg, 1, burst);
 }
 
+/*
+ * May a burst of @n packets go out of its message's own pages? Each packet
+ * must be where the message's wire layout put it (mrc_mb_alloc_tx()): its
+ * payload a whole slot (or the message's tail) from the slot's start, its
+ * headers of the size laid out for; and none of them may have been laid
+ * out in place before, since an skb may still reference those bytes.
+ */
+static bool mrc_burst_in_place(const struct mrc_tx_desc *d, u32 n,
+			       const struct mrc_msgbuf *mb)
+{
+	u32 i, off;
+
+	if (!mb->wseg || d->msg_offset % mb->wseg ||
+	    d->msg_offset / mb->wseg < mb->wlaid)
+		return false;
+	for (i = 0; i < n; i++) {
+		off = d->msg_offset + i * mb->wseg;
+		if (d[i].msg_offset != off || off >= mb->len ||
+		    d[i].payload_len != min(mb->wseg, mb->len - off) ||
+		    mrc_pkt_hdr_len(&d[i].pkt) != mb->whdr)
+			return false;
+	}
+	return true;
+}
+
+/* Page frags of the socket's ring for @total bytes of a flowcell. */
+static int mrc_burst_ring_frags(struct mrc_sock *ms, struct sk_buff *skb,
+				u32 total)
+{
+	u32 i, off, plen, reused = 0;
+	struct page *pg;
+	bool again;
+
+	for (i = 0, off = 0; off < total; i++, off += plen) {
+		plen = min_t(u32, total - off, PAGE_SIZE);
+		again = false;
+		pg = mrc_mem_tx_frag(ms, &again);
+		if (!pg)
+			return -ENOMEM;
+		reused += again;
+		skb_fill_page_desc(skb, i, pg, 0, plen);
+		skb->len += plen;
+		skb->data_len += plen;
+		skb->truesize += PAGE_SIZE;
+	}
+	if (reused)
+		mrc_net_add(mrc_net(sock_net(&ms->sk)),
+			    MRC_CNT_TX_FRAG_PAGES_REUSED, reused);
+	return 0;
+}
+
 /**
  * mrc_build_burst() - lay a flowcell out as one UDP GSO skb
  * @ms: connection
@@ -294,26 +345,29 @@ u32 mrc_burst_max(u32 mtu, u32 burst)
  * @mb: the message
  *
  * The MRC packets (headers, payload, pad, room for the ICRC) follow one
- * another in page frags, pages of the socket's frag ring
- * (mrc_mem_tx_frag()); mrc_xmit_one() puts the ICRCs in, one UDP header
- * in front and marks the skb SKB_GSO_UDP_L4 with gso_size = one MRC
- * packet, so the stack cuts it into one datagram per MRC packet as late
- * as the device allows (veth forwards it whole between namespaces).
- * Called with the connection lock held.
+ * another in page frags: the message's own pages where its wire layout
+ * holds them and no skb took them before (mrc_burst_in_place(); the
+ * headers are written around the payloads there, nothing is copied), else
+ * pages of the socket's frag ring (mrc_mem_tx_frag()) the payloads are
+ * copied into (a retransmission, a packet size changed by the path MTU).
+ * mrc_xmit_one() puts the ICRCs in, one UDP header in front and marks the
+ * skb SKB_GSO_UDP_L4 with gso_size = one MRC packet, so the stack cuts it
+ * into one datagram per MRC packet as late as the device allows (veth
+ * forwards it whole between namespaces). Called with the connection lock
+ * held.
  *
  * Return: the skb, or NULL (no memory, or a descriptor that does not
  * encode): the caller builds the packets one by one instead.
  */
 struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 				const struct mrc_tx_desc *d, u32 n,
-				const struct mrc_msgbuf *mb)
+				struct mrc_msgbuf *mb)
 {
 	static const u8 zero[3 + MRC_ICRC_LEN];
-	u32 i, off, total = 0, seg = 0, plen, tail, reused = 0;
+	u32 i, off, total = 0, seg = 0, plen, tail;
 	u8 hdr[MRC_DATA_HDR_MAX];
 	struct sk_buff *skb;
-	bool again;
-	struct page *pg;
+	bool in_place;
 	int hlen;
 
 	lockdep_assert_held(&ms->lock);
@@ -329,30 +383,21 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 			return NULL;
 		total += plen;
 	}
-	BUILD_BUG_ON(DIV_ROUND_UP(MRC_BURST_BYTES, PAGE_SIZE) > MAX_SKB_FRAGS);
+	/* In place, a burst may start anywhere in a page: one frag more. */
+	BUILD_BUG_ON(DIV_ROUND_UP(MRC_BURST_BYTES, PAGE_SIZE) + 1 >
+		     MAX_SKB_FRAGS);
 	if (total > MRC_BURST_BYTES)
 		return NULL;
 	skb = alloc_skb(MRC_HEADROOM, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, MRC_HEADROOM);
-	for (i = 0, off = 0; off < total; i++, off += plen) {
-		plen = min_t(u32, total - off, PAGE_SIZE);
-		again = false;
-		pg = mrc_mem_tx_frag(ms, &again);
-		if (!pg) {
-			kfree_skb(skb);
-			return NULL;
-		}
-		reused += again;
-		skb_fill_page_desc(skb, i, pg, 0, plen);
-		skb->len += plen;
-		skb->data_len += plen;
-		skb->truesize += PAGE_SIZE;
+	in_place = mrc_burst_in_place(d, n, mb) &&
+		   !mrc_mb_wire_frags(mb, skb, d->msg_offset / mb->wseg, total);
+	if (!in_place && mrc_burst_ring_frags(ms, skb, total)) {
+		kfree_skb(skb);
+		return NULL;
 	}
-	if (reused)
-		mrc_net_add(mrc_net(sock_net(&ms->sk)),
-			    MRC_CNT_TX_FRAG_PAGES_REUSED, reused);
 	for (i = 0, off = 0; i < n; i++) {
 		hlen = mrc_pkt_encode_hdr(&d[i].pkt, hdr, sizeof(hdr));
 		if (hlen < 0) {
@@ -362,9 +407,16 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 		plen = d[i].payload_len;
 		tail = d[i].pkt.bth.pad_cnt + MRC_ICRC_LEN;
 		skb_store_bits(skb, off, hdr, hlen);
-		mrc_mb_read_skb(mb, d[i].msg_offset, skb, off + hlen, plen);
+		if (!in_place)
+			mrc_mb_read_skb(mb, d[i].msg_offset, skb, off + hlen,
+					plen);
 		skb_store_bits(skb, off + hlen + plen, zero, tail);
 		off += hlen + plen + tail;
+	}
+	if (in_place) {
+		mb->wlaid = d->msg_offset / mb->wseg + n;
+		mrc_net_count(mrc_net(sock_net(&ms->sk)),
+			      MRC_CNT_TX_FLOWCELLS_IN_PLACE);
 	}
 	mrc_cb_init(skb, ms, d->ev, &d->pkt, n, seg);
 	return skb;

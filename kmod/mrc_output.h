@@ -33,7 +33,7 @@ struct sk_buff *mrc_build_pkt(struct mrc_sock *ms, const struct mrc_pkt *pkt,
 u32 mrc_burst_max(u32 mtu, u32 burst);
 struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 				const struct mrc_tx_desc *d, u32 n,
-				const struct mrc_msgbuf *mb);
+				struct mrc_msgbuf *mb);
 void mrc_xmit_queue(struct net *net, struct mrc_sock *ms,
 		    struct sk_buff_head *q);
 int mrc_mp_path_mtu(struct net *net, const struct mrc_sock *ms,

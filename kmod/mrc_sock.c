@@ -540,7 +540,15 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EOPNOTSUPP;
 	if (len > MRC_MSG_MAX)
 		return -EMSGSIZE;
-	mb = mrc_mb_alloc_tx(len);
+	/*
+	 * Laid out as the connection's data packets will carry it (its
+	 * payload per packet, each with a TSETH: use_tseth is on in every
+	 * connection), so that its flowcells go from these pages.
+	 */
+	mb = mrc_mb_alloc_tx(len, READ_ONCE(mrc_net(net)->tx_in_place) ?
+				  READ_ONCE(ms->mtu) : 0,
+			     MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN +
+			     MRC_RETH_LEN);
 	if (!mb)
 		return -ENOBUFS;
 	mrc_mem_tx_pages_reuse(ms, mb);

@@ -12,8 +12,8 @@
  * a flow to the CPU of its reader (sock_rps_record_flow()), but it cannot
  * see MRC's sockets behind the UDP socket, so the demux does the same:
  * recvmsg() and poll() note the reader's CPU (mrc_steer_note_reader()),
- * and a datagram of at least net.mrc.rx_steer_min_pkts MRC packets (a
- * bulk flowcell: the hand-off costs more than a short datagram's work)
+ * and a flowcell of at least net.mrc.rx_steer_min_bytes MRC bytes (bulk:
+ * the hand-off costs more than a short datagram's work)
  * received on another CPU goes to a queue of the reader's CPU, processed
  * there by a work item of a high-priority, CPU-bound workqueue, as the
  * softirq would have (BHs off, RCU). Short datagrams (requests, SACKs,
@@ -90,17 +90,15 @@ void mrc_steer_note_reader(struct mrc_sock *ms)
 bool mrc_steer_rx(struct net *net, struct mrc_sock *ms, struct sk_buff *skb,
 		  u32 len)
 {
-	int min_pkts = READ_ONCE(mrc_net(net)->rx_steer_min_pkts);
+	int min_bytes = READ_ONCE(mrc_net(net)->rx_steer_min_bytes);
 	int cpu = READ_ONCE(ms->rx_cpu) - 1;
 	struct mrc_steer_cpu *sc;
 	bool queued = false;
-	u32 seg;
 
-	if (!min_pkts || cpu < 0 || cpu == smp_processor_id() ||
-	    !cpu_online(cpu) || !skb_is_gso(skb))
-		return false;
-	seg = skb_shinfo(skb)->gso_size;
-	if (!seg || DIV_ROUND_UP(len, seg) < min_pkts)
+	/* A datagram of one packet is never a flowcell, however large. */
+	if (!min_bytes || len < min_bytes || cpu < 0 ||
+	    cpu == smp_processor_id() || !cpu_online(cpu) ||
+	    !skb_is_gso(skb) || len <= skb_shinfo(skb)->gso_size)
 		return false;
 	sc = per_cpu_ptr(&mrc_steer_cpus, cpu);
 	spin_lock(&sc->q.lock);

@@ -21,10 +21,18 @@
 #    RxFlowcells (GSO skbs taken apart in place) at least one per 64
 #    packets hA sent (half the flowcells the default burst of 32 makes),
 #    none with burst 1;
+#  - flowcells go from their message's own pages (mrc_output.c, laid out
+#    as on the wire at sendmsg()): hA's TxFlowcellsInPlace above 0 and at
+#    least half of hB's RxFlowcells (retransmissions are copied), 0 with
+#    burst 1; one more srh transfer with net.mrc.tx_in_place 0 sends none
+#    in place and copies them into frag pages of hA's ring, filled again
+#    (TxFragPagesReused above 0);
 #  - messages are sent in the pages of hA's completed ones, not fresh
-#    zeroed pages (mrc_mem.c): TxPagesReused at least a sixteenth of the
-#    pages' worth hA sent (15-27 % measured: a socket keeps 32 pages and
-#    messages of up to 1 MiB take 256);
+#    zeroed pages (mrc_mem.c): TxPagesReused at least a thirty-second of
+#    the pages' worth hA sent (a socket keeps 32 pages and messages of up
+#    to 1 MiB take 256; 15-27 % measured with flowcells copied, 5-14 %
+#    sent from the pages, which hB holds until its reader copies them out
+#    and which no new message takes until then);
 #  - payloads stay in the skb they arrived in until the reader copies
 #    them (mrc_msg.c): hB's RxHeld above 0 and at least ten times its
 #    RxCopied (payloads placed by copying). Against all of hB's
@@ -37,7 +45,9 @@
 #    pinned to CPU 0, the client to CPU 1, and hB's RxSteered is above 0
 #    with flowcells, 0 with burst 1 (a datagram of one packet is never
 #    handed over) and 0 in one more srh transfer with
-#    net.mrc.rx_steer_min_pkts 0 (steering off);
+#    net.mrc.rx_steer_min_bytes 0 (steering off); the floor is in bytes:
+#    flowcells of 6 packets (7,680 to 8,772 bytes) are steered with a
+#    floor of 6,000 and not with the default 10,240;
 #  - the receiver processed every packet all the same: hB's RxPackets at
 #    least hA's TxPackets minus a tenth (what is lost on the way is
 #    retransmitted and counted again; timing, check_timed: a guest too
@@ -93,7 +103,7 @@ check "the default burst is a flowcell (${def_burst:-none} > 1)" [ "${def_burst:
 run() {
 	local mode=$1 burst=$2 name="$1-burst$2${3:+-rcvbuf$3}${run_tag:-}" h rc src spid
 	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc k0 k1 held
-	local c0 c1 copied tx0 tx1 p0 p1 r0 r1 s0 s1 steered
+	local c0 c1 copied tx0 tx1 p0 p1 r0 r1 s0 s1 steered w0 w1 inplace
 	for h in hA hB; do
 		mrcctl "$h" profile set id 0 burst "$burst" >/dev/null ||
 			{ check "$name: profile burst $burst" false; return; }
@@ -103,7 +113,7 @@ run() {
 	d0=$(dev_stat hB rx) r0=$(counter hB RxPackets) i0=$(counter hB RxBadIcrc)
 	f0=$(counter hB RxFlowcells) k0=$(counter hB RxHeld) c0=$(counter hB RxCopied)
 	u0=$(counter hA TxPagesReused) g0=$(counter hA TxFragPagesReused)
-	s0=$(counter hB RxSteered)
+	s0=$(counter hB RxSteered) w0=$(counter hA TxFlowcellsInPlace)
 	fabric_exec hB taskset -c 0 ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 ${3:+--rcvbuf $3} \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
@@ -119,6 +129,7 @@ run() {
 	f1=$(counter hB RxFlowcells) k1=$(counter hB RxHeld) c1=$(counter hB RxCopied)
 	u1=$(counter hA TxPagesReused) g1=$(counter hA TxFragPagesReused)
 	s1=$(counter hB RxSteered) steered=$((s1 - s0))
+	w1=$(counter hA TxFlowcellsInPlace) inplace=$((w1 - w0))
 	xfer_verdict "$name" "$out" "$rc" "$src"
 	skbs=$((tx1 - tx0)) pkts=$((p1 - p0)) rskbs=$((d1 - d0)) rx=$((r1 - r0))
 	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx") fc=$((f1 - f0))
@@ -128,27 +139,37 @@ run() {
 		"hB received $rx in $rskbs ($rxr), $fc flowcells whole," \
 		"$held payloads held in their skb, $copied copied;" \
 		"$reused pages reused for $((${sent:-0} / 4096)) pages' worth sent," \
-		"$fragre frag pages filled again, $steered flowcells steered;" \
+		"$fragre frag pages filled again, $inplace flowcells sent in place," \
+		"$steered flowcells steered;" \
 		"$(grep rate "$out/$name.cli")"
 	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
-	check "$name: messages sent in pages of completed ones ($reused TxPagesReused >= 1/16 of $((${sent:-0} / 4096)))" \
-		[ "$((reused * 16 * 4096))" -ge "${sent:-1}" ]
+	check "$name: messages sent in pages of completed ones ($reused TxPagesReused >= 1/32 of $((${sent:-0} / 4096)))" \
+		[ "$((reused * 32 * 4096))" -ge "${sent:-1}" ]
 	if [ "$burst" = 1 ]; then
 		check "$name: one skb per packet sent ($txr >= 0.9)" ge "$txr" 0.9
 		check "$name: one skb per packet received ($rxr >= 0.9)" ge "$rxr" 0.9
 		check "$name: no flowcell received ($fc RxFlowcells)" [ "$fc" = 0 ]
 		check "$name: no frag page without a flowcell ($fragre TxFragPagesReused)" \
 			[ "$fragre" = 0 ]
+		check "$name: no flowcell, none in place ($inplace TxFlowcellsInPlace)" \
+			[ "$inplace" = 0 ]
+	elif [ "$copy_tx" ]; then
+		check "$name: no flowcell in place with tx_in_place 0 ($inplace TxFlowcellsInPlace)" \
+			[ "$inplace" = 0 ]
+		check "$name: flowcells laid out in frag pages filled again ($fragre TxFragPagesReused > 0)" \
+			[ "$fragre" -gt 0 ]
 	else
+		check "$name: flowcells sent from their message's pages ($inplace TxFlowcellsInPlace > 0, >= $fc RxFlowcells / 2)" \
+			[ "$inplace" -gt 0 -a "$((inplace * 2))" -ge "$fc" ]
+	fi
+	if [ "$burst" != 1 ]; then
 		check "$name: flowcells, not packets, sent ($txr <= 0.6)" le "$txr" 0.6
 		check "$name: flowcells arrive whole ($rxr <= 0.6)" le "$rxr" 0.6
 		check "$name: mrc.ko takes them whole ($fc RxFlowcells >= $pkts / 64)" \
 			[ "$((fc * 64))" -ge "$pkts" ]
-		check "$name: flowcells laid out in frag pages filled again ($fragre TxFragPagesReused > 0)" \
-			[ "$fragre" -gt 0 ]
 	fi
 	if [ "$burst" = 1 ] || [ "$steer_off" ]; then
-		check "$name: nothing handed to another CPU (${steer_off:+steering off, }$steered RxSteered)" \
+		check "$name: nothing handed to another CPU (${steer_off:+$steer_off, }$steered RxSteered)" \
 			[ "$steered" = 0 ]
 	else
 		check "$name: flowcells processed on the reader's CPU ($steered RxSteered > 0)" \
@@ -182,11 +203,23 @@ for mode in srh usid none; do
 	if [ "$mode" = srh ]; then
 		run "$mode" 1 1048576
 		# Steering off: every flowcell processed where it arrived.
-		steer_min=$(fabric_exec hB sysctl -n net.mrc.rx_steer_min_pkts)
-		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_pkts=0 ||
-			check "net.mrc.rx_steer_min_pkts 0" false
-		steer_off=1 run_tag=-nosteer run "$mode" "$def_burst"
-		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_pkts="$steer_min"
+		steer_min=$(fabric_exec hB sysctl -n net.mrc.rx_steer_min_bytes)
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_bytes=0 ||
+			check "net.mrc.rx_steer_min_bytes 0" false
+		steer_off="steering off" run_tag=-nosteer run "$mode" "$def_burst"
+		# The floor counts bytes: 6 packets are under the default,
+		# over 6,000.
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_bytes="$steer_min"
+		steer_off="under the floor" run_tag=-floor"$steer_min" run "$mode" 6
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_bytes=6000 ||
+			check "net.mrc.rx_steer_min_bytes 6000" false
+		run_tag=-floor6000 run "$mode" 6
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_bytes="$steer_min"
+		# Every flowcell copied into frag pages.
+		fabric_exec hA sysctl -qw net.mrc.tx_in_place=0 ||
+			check "net.mrc.tx_in_place 0" false
+		copy_tx=1 run_tag=-copied run "$mode" "$def_burst"
+		fabric_exec hA sysctl -qw net.mrc.tx_in_place=1
 		# Flowcells whose ICRCs the crypto driver and crc32_le compute
 		# in turn, every 100 ms, each checked by whichever runs then.
 		if icrc_alternate_start; then

@@ -267,8 +267,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "rx_steered",
     "ev_probes_sent",
     "ev_probes_replied",
+    "tx_flowcells_in_place",
 };
-static_assert(MRC_STATS_ATTR_EV_PROBES_REPLIED == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_TX_FLOWCELLS_IN_PLACE == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

@@ -496,11 +496,14 @@ enum mrc_cc_attr {
  *	their connection's socket, processed by that task when it released
  *	the socket (the socket's backlog, as TCP's)
  * @MRC_STATS_ATTR_RX_STEERED: flowcells received on one CPU and processed
- *	on the CPU that reads their socket (net.mrc.rx_steer_min_pkts)
+ *	on the CPU that reads their socket (net.mrc.rx_steer_min_bytes)
  * @MRC_STATS_ATTR_EV_PROBES_SENT: EV probes of our own (ERTH op EV_PROBE,
  *	MRC_CMD_EV_PROBE) sent
  * @MRC_STATS_ATTR_EV_PROBES_REPLIED: answers (EETH op EV_PROBE) to them
  *	that matched a probe in flight
+ * @MRC_STATS_ATTR_TX_FLOWCELLS_IN_PLACE: flowcells sent from their
+ *	message's own pages (laid out as on the wire when the message was
+ *	queued), without a copy into frags
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -590,6 +593,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_RX_STEERED,
 	MRC_STATS_ATTR_EV_PROBES_SENT,
 	MRC_STATS_ATTR_EV_PROBES_REPLIED,
+	MRC_STATS_ATTR_TX_FLOWCELLS_IN_PLACE,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,
