@@ -134,12 +134,17 @@ run flowcells "${MRC_LOCAL_DROP_BURST:-16}" rate 200mbit burst 64kb limit 48kb
 # the probes of its EVs, all bad by then, as one (MRC_EV_QUIET_PROBES_FREE)
 # instead of each of 128 EVs probing on its own, each probe drawing a
 # refused answer here. Evidence: the qdisc's own count of refused packets
-# (data, SACKs, probe answers) at most 300 a second (the closures allow
+# (data, SACKs, probe answers) at most 500 a second (the closures allow
 # about 62 tries, the peer's retransmissions and paced probes draw a
 # refused SACK each); the transfer was still running when the queue came
 # back, and completes with equal digests. The previous module was refused
 # 4,600-4,800 times a second here (9,316 and 9,594 in 2 s), ~2,000 of them
 # the peer's probes answered; with the closures' backoff alone, 2,200.
+# The bound was 300 a second until 2026-11-29, when a host three times
+# slower than usual gave 366 to 902 in 2 s (and 374 to 625 with the
+# module before that day's change): the peer's retransmissions, each
+# drawing a refused SACK, come with its timers, which such a host
+# stretches. 1,000 in 2 s still fails both regressions above.
 blackout() {
 	local name=blackout s=${MRC_BLACKOUT_S:-2} q
 	bursts "$name" 1 || return
@@ -155,8 +160,8 @@ blackout() {
 	xfer_finish "$name"
 	log "$name: $q packets refused in ${s} s; $(grep rate "$out/$name.cli")"
 	check "$name: the queue refused packets ($q > 0)" [ "${q:-0}" -gt 0 ]
-	check "$name: refusals back off ($q <= 300 a second over ${s} s)" \
-		[ "${q:-0}" -le "$((300 * s))" ]
+	check "$name: refusals back off ($q <= 500 a second over ${s} s)" \
+		[ "${q:-0}" -le "$((500 * s))" ]
 }
 blackout
 
