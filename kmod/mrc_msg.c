@@ -198,6 +198,21 @@ static u32 mrc_mb_pos(const struct mrc_msgbuf *mb, u32 off, u32 *run)
 	return off / mb->wseg * mb->wstride + mb->whdr + in;
 }
 
+/*
+ * The page holding byte @off of a message whose pages exist (*@pg, at
+ * *@poff) and how many of the @len bytes from @off on lie there in one
+ * piece: the step of every walk over a message's bytes.
+ */
+static u32 mrc_mb_run(const struct mrc_msgbuf *mb, u32 off, u32 len,
+		      struct page **pg, u32 *poff)
+{
+	u32 run, pos = mrc_mb_pos(mb, off, &run);
+
+	*poff = pos % PAGE_SIZE;
+	*pg = *mrc_mb_slot(mb, pos / PAGE_SIZE);
+	return min3(len, run, (u32)PAGE_SIZE - *poff);
+}
+
 /**
  * mrc_mb_free() - free a message buffer and its pages
  * @mb: buffer, or NULL
@@ -378,10 +393,8 @@ void mrc_mb_read_skb(const struct mrc_msgbuf *mb, u32 off,
 		return;
 	}
 	while (len) {
-		u32 run, pos = mrc_mb_pos(mb, off, &run);
-		u32 poff = pos % PAGE_SIZE;
-		u32 n = min3(len, run, (u32)PAGE_SIZE - poff);
-		struct page *pg = *mrc_mb_slot(mb, pos / PAGE_SIZE);
+		struct page *pg;
+		u32 poff, n = mrc_mb_run(mb, off, len, &pg, &poff);
 		void *va;
 		int err;
 
@@ -411,10 +424,8 @@ void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len)
 		return;
 	}
 	while (len) {
-		u32 run, pos = mrc_mb_pos(mb, off, &run);
-		u32 poff = pos % PAGE_SIZE;
-		u32 n = min3(len, run, (u32)PAGE_SIZE - poff);
-		struct page *pg = *mrc_mb_slot(mb, pos / PAGE_SIZE);
+		struct page *pg;
+		u32 poff, n = mrc_mb_run(mb, off, len, &pg, &poff);
 
 		memcpy_from_page(dst, pg, poff, n);
 		dst += n;
@@ -433,8 +444,8 @@ void mrc_mb_read(const struct mrc_msgbuf *mb, u32 off, void *dst, u32 len)
  */
 int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from)
 {
-	u32 i, n, run, pos, off;
-	struct page **slot;
+	u32 i, n, poff, off;
+	struct page **slot, *pg;
 
 	if (mb->inl)
 		return copy_from_iter_full(mb->inl, mb->len, from) ? 0 : -EFAULT;
@@ -448,10 +459,8 @@ int mrc_mb_from_iter(struct mrc_msgbuf *mb, struct iov_iter *from)
 		}
 	}
 	for (off = 0; off < mb->len; off += n) {
-		pos = mrc_mb_pos(mb, off, &run);
-		n = min_t(u32, run, PAGE_SIZE - pos % PAGE_SIZE);
-		if (copy_page_from_iter(*mrc_mb_slot(mb, pos / PAGE_SIZE),
-					pos % PAGE_SIZE, n, from) != n)
+		n = mrc_mb_run(mb, off, mb->len - off, &pg, &poff);
+		if (copy_page_from_iter(pg, poff, n, from) != n)
 			return -EFAULT;
 		cond_resched();
 	}

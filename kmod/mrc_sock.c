@@ -547,8 +547,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	 */
 	mb = mrc_mb_alloc_tx(len, READ_ONCE(mrc_net(net)->tx_in_place) ?
 				  READ_ONCE(ms->mtu) : 0,
-			     MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN +
-			     MRC_RETH_LEN);
+			     MRC_DATA_HDR_TS_LEN);
 	if (!mb)
 		return -ENOBUFS;
 	mrc_mem_tx_pages_reuse(ms, mb);

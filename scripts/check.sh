@@ -32,7 +32,7 @@ rig_selfcheck=1
 export MRC_KABI_MK="$top/build/kabi.mk"
 
 pass=0 fail=0 skip=0
-failed_names=()
+failed_names=() failed_details=()
 tally() { # tally NAME PASS FAIL SKIP
 	pass=$((pass + $2)) fail=$((fail + $3)) skip=$((skip + $4))
 	((${3})) && failed_names+=("$1")
@@ -80,6 +80,22 @@ vm_selftests() {
 		kf=1
 	fi
 	tally "$1" "$kp" "$kf" "$ks"
+	vm_failed_tests "$1" "build/vm/logs/$2/console.log"
+}
+
+# vm_failed_tests NAME LOG: each test of the collection that failed and the
+# checks it failed, kept for the end of the output: CI shows its tail, and a
+# count alone says nothing of which test failed or why.
+vm_failed_tests() {
+	local line
+	while IFS= read -r line; do
+		failed_details+=("$1: $line")
+	done < <(awk '
+		/^# # FAIL: /             { sub(/^# # FAIL: /, ""); why = why (why ? "; " : "") $0 }
+		/^# selftests: /          { why = "" }
+		/^not ok [0-9]+ /         { sub(/^not ok [0-9]+ selftests: [^:]*: /, "")
+		                            print $0 (why ? " -- " why : ""); why = "" }
+	' "$2" | cut -c 1-400)
 }
 
 echo "== VM selftests"
@@ -132,6 +148,9 @@ if ((rig_selfcheck)); then
 	tally "rig self-check" "${sp:-0}" "${sf:-1}" 0
 fi
 
+for d in "${failed_details[@]}"; do
+	echo "check: failed test: $d"
+done
 ((fail)) && echo "check: failed: ${failed_names[*]}"
 if ((skip)); then
 	echo "$pass passed, $fail failed, $skip skipped"

@@ -709,7 +709,8 @@ static void req_dup_reported(struct mrc_conn *c, u64 now,
 
 /*
  * Was the timeout this acknowledged PSN suffered spurious? Certainly if it
- * has not been sent again since (LOST, waiting for its retransmission);
+ * has not been sent again since (LOST, waiting for its retransmission, or
+ * for another after the host's queue refused one: mrc_req_on_local_drop());
  * also if the SACK echoes the timestamp of the transmission that timed
  * out, or arrives sooner after the retransmission than any RTT seen (an
  * ack that early cannot be for the retransmission). Then the transmission
@@ -733,7 +734,8 @@ static void req_check_spurious(struct mrc_conn *c, u64 now, u32 psn,
 		late = s->cc.echoed_ts == p->to_tx_ts;
 	else
 		late = (p->state == MRC_TXP_LOST &&
-			p->rtx_cause == p->to_cause &&
+			(p->rtx_cause == p->to_cause ||
+			 p->rtx_cause == MRC_RTX_LOCAL) &&
 			(p->tx_ns ? p->tx_ns : 1) == p->to_tx_ns) ||
 		       (r->min_rtt_ns && now >= p->tx_ns &&
 			now - p->tx_ns < r->min_rtt_ns);
@@ -1235,6 +1237,16 @@ int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev)
 	c->st.tx_local_drops++;
 	mrc_cc_on_nack(&c->cc, now, MRC_NACK_TRIMMED, p->len);
 	mrc_req_mark_lost(r, psn, MRC_RTX_LOCAL);
+	if (p->to_tx_ns) {
+		/*
+		 * The refused copy was the retransmission for a loss verdict
+		 * still open: it never left, so the transmission that verdict
+		 * was for is again the last one out there, and an ack of it
+		 * proves the verdict spurious (req_check_spurious()).
+		 */
+		p->tx_ns = p->to_tx_ns;
+		p->tx_ts = p->to_tx_ts;
+	}
 	return MRC_OK;
 }
 

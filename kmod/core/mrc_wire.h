@@ -54,6 +54,12 @@
 #define MRC_EETH_LEN		36	/* EETH, endpoint response */
 #define MRC_EP_CONN_LEN		24	/* handshake body (our extension) */
 #define MRC_ICRC_LEN		4
+/*
+ * Headers of a WRITE packet with a TSETH (every connection's data packets
+ * carry one) and no ImmDt: what a message's wire layout leaves room for.
+ */
+#define MRC_DATA_HDR_TS_LEN	(MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + \
+				 MRC_RETH_LEN)
 /* Largest header stack: BTH + METH + TSETH + RETH + ImmDt. */
 #define MRC_DATA_HDR_MAX	(MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + \
 				 MRC_RETH_LEN + MRC_IMM_LEN)

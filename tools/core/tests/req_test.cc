@@ -1044,6 +1044,57 @@ TEST_F(ReqTest, RealTimeoutIsNotSpurious) {
     EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
 }
 
+TEST_F(ReqTest, RefusedRetransmissionKeepsTimeoutSpurious) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1000);
+    mrc_pkt s = sack(0);
+    s.sack.ack_psn_off = 0;
+    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
+    rx(1000 + 10 * kUs, s);  // min RTT 10 us
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
+    d = poll(2000);
+    ASSERT_EQ(d.size(), 1u);
+    const u64 t = 2000 + 2 * rto();
+    mrc_conn_on_timer(c_, t);
+    auto r = poll(t);
+    ASSERT_EQ(r.size(), 1u);
+    // The host's queue refuses the retransmission: it never left, so the
+    // transmission that timed out is still the only one out there.
+    ASSERT_EQ(mrc_conn_tx_dropped(c_, t, r[0].pkt.bth.psn, r[0].ev), MRC_OK);
+    // A plain cumulative ack a full RTT later can only be for that one: the
+    // timeout was spurious (a slow guest's acks late beyond the RTO, whose
+    // retransmissions its full qdisc refused, read as genuine timeouts).
+    rx(t + 20 * kUs, sack(1));
+    EXPECT_EQ(stats().spurious_timeouts, 1u);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_GOOD);
+    EXPECT_TRUE(poll(t + 30 * kUs).empty());
+}
+
+TEST_F(ReqTest, RefusedThenSentRetransmissionIsNotSpurious) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+    auto d = poll(1000);
+    mrc_pkt s = sack(0);
+    s.sack.ack_psn_off = 0;
+    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
+    rx(1000 + 10 * kUs, s);  // min RTT 10 us
+    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
+    d = poll(2000);
+    const u64 t = 2000 + 2 * rto();
+    mrc_conn_on_timer(c_, t);
+    auto r = poll(t);
+    ASSERT_EQ(r.size(), 1u);
+    ASSERT_EQ(mrc_conn_tx_dropped(c_, t, r[0].pkt.bth.psn, r[0].ev), MRC_OK);
+    // Resent, and this time the queue takes it: an ack a full RTT after
+    // cannot tell which copy arrived.
+    r = poll(t + kUs);
+    ASSERT_EQ(r.size(), 1u);
+    rx(t + 21 * kUs, sack(1));
+    EXPECT_EQ(stats().spurious_timeouts, 0u);
+    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
+}
+
 TEST_F(ReqTest, DuplicateReportProvesTimeoutSpurious) {
     create();
     ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);

@@ -1157,6 +1157,12 @@ TEST(WirePkt, HdrLen) {
         EXPECT_EQ(mrc_pkt_hdr_len(&p), c.len) << int(c.op);
     }
     EXPECT_EQ(MRC_DATA_HDR_MAX, 40);
+    // The room a message's wire layout leaves (mrc_mb_alloc_tx() in the
+    // module): what a middle WRITE packet with a TSETH encodes to.
+    mrc_pkt mid{};
+    mid.bth.opcode = MRC_OP_WRITE_MIDDLE;
+    mid.bth.ts = true;
+    EXPECT_EQ(mrc_pkt_hdr_len(&mid), u32{MRC_DATA_HDR_TS_LEN});
 }
 
 TEST(WirePkt, RoundTripEveryOpcode) {
