@@ -55,6 +55,27 @@ class ReqTest : public ::testing::Test {
         }
         return v;
     }
+    // PSN 0 timed by its SACK (min RTT 10 us), then PSN 1 sent at 2000
+    // (*sent), timed out at *t and retransmitted once (*rtx), nothing acked.
+    void timed_out_once(mrc_tx_desc* sent, mrc_tx_desc* rtx, u64* t) {
+        create();
+        ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
+        auto d = poll(1000);
+        ASSERT_FALSE(d.empty());
+        mrc_pkt s = sack(0);
+        s.sack.ack_psn_off = 0;  // trigger: PSN 0
+        s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
+        rx(1000 + 10 * kUs, s);  // min RTT 10 us
+        ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
+        d = poll(2000);
+        ASSERT_EQ(d.size(), 1u);
+        *t = 2000 + 2 * rto();
+        mrc_conn_on_timer(c_, *t);
+        auto r = poll(*t);
+        ASSERT_EQ(r.size(), 1u);
+        *sent = d[0];
+        *rtx = r[0];
+    }
     std::vector<mrc_event> events() {
         std::vector<mrc_event> v;
         mrc_event e;
@@ -1022,105 +1043,62 @@ TEST_F(ReqTest, SpuriousTimeoutBeforeRetransmission) {
 }
 
 TEST_F(ReqTest, RealTimeoutIsNotSpurious) {
-    create();
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
-    auto d = poll(1000);
-    mrc_pkt s = sack(0);
-    s.sack.ack_psn_off = 0;  // trigger: PSN 0
-    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
-    rx(1000 + 10 * kUs, s);  // min RTT 10 us
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
-    d = poll(2000);
-    ASSERT_EQ(d.size(), 1u);
-    const u64 t = 2000 + 2 * rto();
-    mrc_conn_on_timer(c_, t);
-    auto r = poll(t);
-    ASSERT_EQ(r.size(), 1u);
-    EXPECT_NE(r[0].ev, d[0].ev);
+    mrc_tx_desc sent, rtx;
+    u64 t;
+    ASSERT_NO_FATAL_FAILURE(timed_out_once(&sent, &rtx, &t));
+    EXPECT_NE(rtx.ev, sent.ev);
     // Acked 10 us after the retransmission (a full RTT), no timestamp of the
     // timed-out transmission: the retransmission got through.
     rx(t + 10 * kUs, sack(1));
     EXPECT_EQ(stats().spurious_timeouts, 0u);
-    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(ev_state(sent.ev), MRC_EV_ASSUMED_BAD);
 }
 
 TEST_F(ReqTest, RefusedRetransmissionKeepsTimeoutSpurious) {
-    create();
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
-    auto d = poll(1000);
-    mrc_pkt s = sack(0);
-    s.sack.ack_psn_off = 0;
-    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
-    rx(1000 + 10 * kUs, s);  // min RTT 10 us
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
-    d = poll(2000);
-    ASSERT_EQ(d.size(), 1u);
-    const u64 t = 2000 + 2 * rto();
-    mrc_conn_on_timer(c_, t);
-    auto r = poll(t);
-    ASSERT_EQ(r.size(), 1u);
+    mrc_tx_desc sent, rtx;
+    u64 t;
+    ASSERT_NO_FATAL_FAILURE(timed_out_once(&sent, &rtx, &t));
     // The host's queue refuses the retransmission: it never left, so the
     // transmission that timed out is still the only one out there.
-    ASSERT_EQ(mrc_conn_tx_dropped(c_, t, r[0].pkt.bth.psn, r[0].ev), MRC_OK);
+    ASSERT_EQ(mrc_conn_tx_dropped(c_, t, rtx.pkt.bth.psn, rtx.ev), MRC_OK);
     // A plain cumulative ack a full RTT later can only be for that one: the
     // timeout was spurious (a slow guest's acks late beyond the RTO, whose
     // retransmissions its full qdisc refused, read as genuine timeouts).
     rx(t + 20 * kUs, sack(1));
     EXPECT_EQ(stats().spurious_timeouts, 1u);
-    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_GOOD);
+    EXPECT_EQ(ev_state(sent.ev), MRC_EV_GOOD);
     EXPECT_TRUE(poll(t + 30 * kUs).empty());
 }
 
 TEST_F(ReqTest, RefusedThenSentRetransmissionIsNotSpurious) {
-    create();
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
-    auto d = poll(1000);
-    mrc_pkt s = sack(0);
-    s.sack.ack_psn_off = 0;
-    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
-    rx(1000 + 10 * kUs, s);  // min RTT 10 us
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
-    d = poll(2000);
-    const u64 t = 2000 + 2 * rto();
-    mrc_conn_on_timer(c_, t);
-    auto r = poll(t);
-    ASSERT_EQ(r.size(), 1u);
-    ASSERT_EQ(mrc_conn_tx_dropped(c_, t, r[0].pkt.bth.psn, r[0].ev), MRC_OK);
+    mrc_tx_desc sent, rtx;
+    u64 t;
+    ASSERT_NO_FATAL_FAILURE(timed_out_once(&sent, &rtx, &t));
+    ASSERT_EQ(mrc_conn_tx_dropped(c_, t, rtx.pkt.bth.psn, rtx.ev), MRC_OK);
     // Resent, and this time the queue takes it: an ack a full RTT after
     // cannot tell which copy arrived.
-    r = poll(t + kUs);
-    ASSERT_EQ(r.size(), 1u);
+    ASSERT_EQ(poll(t + kUs).size(), 1u);
     rx(t + 21 * kUs, sack(1));
     EXPECT_EQ(stats().spurious_timeouts, 0u);
-    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(ev_state(sent.ev), MRC_EV_ASSUMED_BAD);
 }
 
 TEST_F(ReqTest, DuplicateReportProvesTimeoutSpurious) {
-    create();
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 1, nullptr), MRC_OK);
-    auto d = poll(1000);
-    mrc_pkt s = sack(0);
-    s.sack.ack_psn_off = 0;
-    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
-    rx(1000 + 10 * kUs, s);  // min RTT 10 us
-    ASSERT_EQ(mrc_conn_send(c_, 0, 1024, 0, 0, 2, nullptr), MRC_OK);
-    d = poll(2000);
-    const u64 t = 2000 + 2 * rto();
-    mrc_conn_on_timer(c_, t);
-    auto r = poll(t);
-    ASSERT_EQ(r.size(), 1u);
+    mrc_tx_desc sent, rtx;
+    u64 t;
+    ASSERT_NO_FATAL_FAILURE(timed_out_once(&sent, &rtx, &t));
     // A plain cumulative ack a full RTT later cannot tell which copy arrived.
     rx(t + 20 * kUs, sack(1));
     EXPECT_EQ(stats().spurious_timeouts, 0u);
-    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(ev_state(sent.ev), MRC_EV_ASSUMED_BAD);
     // Then the receiver reports the retransmission as a duplicate: the
     // first copy had arrived, the timeout was spurious.
-    s = sack(1);
+    mrc_pkt s = sack(1);
     s.sack.ack_psn_off = 0;  // trigger: PSN 1
     s.sack.cc.restore_cwnd = 1;
     rx(t + 30 * kUs, s);
     EXPECT_EQ(stats().spurious_timeouts, 1u);
-    EXPECT_EQ(ev_state(d[0].ev), MRC_EV_GOOD);
+    EXPECT_EQ(ev_state(sent.ev), MRC_EV_GOOD);
     // Reported once only.
     rx(t + 40 * kUs, s);
     EXPECT_EQ(stats().spurious_timeouts, 1u);
