@@ -116,26 +116,33 @@ static u32 mrc_skb_crc32(const struct sk_buff *skb, u32 from, u32 len, u32 crc)
 	return crc;
 }
 
-/* The IPv6/UDP fields an ICRC covers. */
-void mrc_icrc_ip_set(struct mrc_icrc_ip6 *ip, const struct in6_addr *saddr,
-		     const struct in6_addr *daddr, u16 sport, u16 dport)
+/* The IPv6/UDP fields an ICRC covers; no pseudo-header CRC yet. */
+void mrc_icrc_hdrs_set(struct mrc_icrc_hdrs *h, const struct in6_addr *saddr,
+		       const struct in6_addr *daddr, u16 sport, u16 dport)
 {
-	memcpy(ip->saddr, saddr, sizeof(ip->saddr));
-	memcpy(ip->daddr, daddr, sizeof(ip->daddr));
-	ip->sport = sport;
-	ip->dport = dport;
+	memcpy(h->ip.saddr, saddr, sizeof(h->ip.saddr));
+	memcpy(h->ip.daddr, daddr, sizeof(h->ip.daddr));
+	h->ip.sport = sport;
+	h->ip.dport = dport;
+	h->seed_len = 0;
 }
 
 /*
  * The ICRC of the MRC packet of @len bytes (ICRC included) at offset @off
  * of @skb, linear or not; @bth is a copy of its BTH. Transmit and receive
  * alike: the pseudo-header has this packet's own UDP length, also for a
- * segment of a flowcell.
+ * segment of a flowcell (@h keeps the last length's).
  */
 u32 mrc_skb_icrc(const struct sk_buff *skb, int off, u32 len,
-		 const struct mrc_icrc_ip6 *ip, const u8 *bth)
+		 struct mrc_icrc_hdrs *h, const u8 *bth)
 {
-	u32 state = mrc_icrc_bth(mrc_icrc_seed(ip, len), bth);
+	u32 state;
+
+	if (h->seed_len != len) {
+		h->seed = mrc_icrc_seed(&h->ip, len);
+		h->seed_len = len;
+	}
+	state = mrc_icrc_bth(h->seed, bth);
 
 	state = mrc_skb_crc32(skb, off + MRC_BTH_LEN,
 			      len - MRC_BTH_LEN - MRC_ICRC_LEN, state);

@@ -9,10 +9,26 @@
 
 #include "mrc_wire.h"
 
-void mrc_icrc_ip_set(struct mrc_icrc_ip6 *ip, const struct in6_addr *saddr,
-		     const struct in6_addr *daddr, u16 sport, u16 dport);
+/**
+ * struct mrc_icrc_hdrs - what the ICRCs of one datagram's packets share
+ * @ip: the addresses and ports they cover
+ * @seed_len: the packet length @seed is for (0: none yet)
+ * @seed: mrc_icrc_seed(@ip, @seed_len)
+ *
+ * The packets of a flowcell, but its last, have one length, so the CRC of
+ * their pseudo-header (the masked LRH, IPv6 and UDP headers, 56 bytes) is
+ * computed once per flowcell, not per packet. On the stack of one caller.
+ */
+struct mrc_icrc_hdrs {
+	struct mrc_icrc_ip6 ip;
+	u32 seed_len;
+	u32 seed;
+};
+
+void mrc_icrc_hdrs_set(struct mrc_icrc_hdrs *h, const struct in6_addr *saddr,
+		       const struct in6_addr *daddr, u16 sport, u16 dport);
 u32 mrc_skb_icrc(const struct sk_buff *skb, int off, u32 len,
-		 const struct mrc_icrc_ip6 *ip, const u8 *bth);
+		 struct mrc_icrc_hdrs *h, const u8 *bth);
 void mrc_icrc_init_module(void);
 void mrc_icrc_exit_module(void);
 const char *mrc_icrc_driver(void);

@@ -218,23 +218,19 @@ static bool mrc_rx_exthdrs_ok(const struct sk_buff *skb,
 }
 
 /*
- * The RoCEv2 ICRC over the IPv6 header in front of UDP, UDP and the @len
- * MRC bytes at offset @off of @skb, linear or not; @bth is a copy of the
- * packet's BTH.
+ * The RoCEv2 ICRC over the IPv6 header in front of UDP, UDP (both in @ih,
+ * shared by a datagram's packets) and the @len MRC bytes at offset @off of
+ * @skb, linear or not; @bth is a copy of the packet's BTH.
  */
-static bool mrc_rx_icrc_ok(const struct ipv6hdr *ip6, const struct udphdr *uh,
-			   const struct sk_buff *skb, int off, u32 len,
-			   const u8 *bth)
+static bool mrc_rx_icrc_ok(struct mrc_icrc_hdrs *ih, const struct sk_buff *skb,
+			   int off, u32 len, const u8 *bth)
 {
-	struct mrc_icrc_ip6 ip;
 	__le32 crc;
 
 	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
 	    skb_copy_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc)))
 		return false;
-	mrc_icrc_ip_set(&ip, &ip6->saddr, &ip6->daddr, ntohs(uh->source),
-			ntohs(uh->dest));
-	return mrc_skb_icrc(skb, off, len, &ip, bth) == le32_to_cpu(crc);
+	return mrc_skb_icrc(skb, off, len, ih, bth) == le32_to_cpu(crc);
 }
 
 /* The pad bytes after a payload at @poff of @skb are zero. */
@@ -261,7 +257,7 @@ static bool mrc_rx_pad_ok(const struct sk_buff *skb, int poff,
  */
 static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 		       u32 len, const struct ipv6hdr *ip6,
-		       const struct udphdr *uh, struct mrc_rx_batch *b)
+		       struct mrc_icrc_hdrs *ih, struct mrc_rx_batch *b)
 {
 	struct mrc_net *mn = mrc_net(net);
 	u32 ev, hl, dflags, flags = 0;
@@ -317,11 +313,11 @@ static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 		return;
 	}
 	if (!(flags & MRC_RXF_TRIMMED) &&
-	    !mrc_rx_icrc_ok(ip6, uh, skb, off, len, data)) {
+	    !mrc_rx_icrc_ok(ih, skb, off, len, data)) {
 		mrc_net_count(mn, MRC_CNT_RX_BAD_ICRC);
 		return;
 	}
-	ev = mrc_ev_from_wire(ntohs(uh->source), ntohl(ip6_flowlabel(ip6)));
+	ev = mrc_ev_from_wire(ih->ip.sport, ntohl(ip6_flowlabel(ip6)));
 	if (INET_ECN_is_ce(ipv6_get_dsfield(ip6)))
 		flags |= MRC_RXF_ECN_CE;
 	if (pkt.bth.dest_qp == MRC_QPN_EP) {
@@ -344,20 +340,20 @@ static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
  */
 static void mrc_rx_flowcell(struct net *net, struct sk_buff *skb, int off,
 			    u32 len, const struct ipv6hdr *ip6,
-			    const struct udphdr *uh, struct mrc_rx_batch *b)
+			    struct mrc_icrc_hdrs *ih, struct mrc_rx_batch *b)
 {
 	struct mrc_net *mn = mrc_net(net);
 	u32 seg = skb_shinfo(skb)->gso_size, n;
 
 	if (!seg || len <= seg) {
 		/* Not a flowcell of ours: one datagram at most. */
-		mrc_rx_one(net, skb, off, len, ip6, uh, b);
+		mrc_rx_one(net, skb, off, len, ip6, ih, b);
 		return;
 	}
 	mrc_net_count(mn, MRC_CNT_RX_FLOWCELLS);
 	while (len) {
 		n = min(len, seg);
-		mrc_rx_one(net, skb, off, n, ip6, uh, b);
+		mrc_rx_one(net, skb, off, n, ip6, ih, b);
 		off += n;
 		len -= n;
 	}
@@ -374,13 +370,16 @@ static void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
 	const struct udphdr *uh = udp_hdr(skb);
 	int off = (const u8 *)(uh + 1) - skb->data;
 	u32 len = ntohs(uh->len) - sizeof(*uh);
+	struct mrc_icrc_hdrs ih;
 	struct mrc_rx_batch b;
 
+	mrc_icrc_hdrs_set(&ih, &ip6->saddr, &ip6->daddr, ntohs(uh->source),
+			  ntohs(uh->dest));
 	mrc_rx_batch_init(&b);
 	if (skb_is_gso(skb))
-		mrc_rx_flowcell(net, skb, off, len, ip6, uh, &b);
+		mrc_rx_flowcell(net, skb, off, len, ip6, &ih, &b);
 	else
-		mrc_rx_one(net, skb, off, len, ip6, uh, &b);
+		mrc_rx_one(net, skb, off, len, ip6, &ih, &b);
 	mrc_rx_batch_end(net, &b);
 	consume_skb(skb);
 }

@@ -337,6 +337,80 @@ static int mrc_burst_ring_frags(struct mrc_sock *ms, struct sk_buff *skb,
 }
 
 /**
+ * struct mrc_frag_cursor - reads and writes into an skb in offset order
+ * @skb: the skb
+ * @frag: the frag holding the last byte reached, or the next one
+ * @start: offset in @skb of frag @frag's first byte
+ *
+ * A flowcell's headers, pads and ICRCs sit between its payloads in up to
+ * MAX_SKB_FRAGS frags. skb_store_bits() and skb_copy_bits() look for the
+ * frag of every access from the first one, so a flowcell of n packets
+ * costs O(n * frags) frag steps (2 % of a bulk run's samples in
+ * skb_store_bits() alone, Documentation/networking/mrc-bench.rst). The
+ * cursor goes on from where the last access was: O(n + frags).
+ */
+struct mrc_frag_cursor {
+	struct sk_buff *skb;
+	u32 frag;
+	u32 start;
+};
+
+static void mrc_frag_cursor_init(struct mrc_frag_cursor *fc,
+				 struct sk_buff *skb)
+{
+	fc->skb = skb;
+	fc->frag = 0;
+	fc->start = skb_headlen(skb);
+}
+
+/*
+ * Copy @len bytes between @buf and offset @off of the cursor's skb (@write:
+ * into the skb). An offset below the last one's frag, or in the linear
+ * part, takes skb_store_bits() or skb_copy_bits().
+ *
+ * Return: 0, or -EFAULT if the bytes are not all in the skb.
+ */
+static int mrc_frag_cursor_copy(struct mrc_frag_cursor *fc, u32 off,
+				void *buf, u32 len, bool write)
+{
+	const struct skb_shared_info *sh = skb_shinfo(fc->skb);
+
+	if (off < fc->start)
+		return write ? skb_store_bits(fc->skb, off, buf, len) :
+			       skb_copy_bits(fc->skb, off, buf, len);
+	while (len) {
+		const skb_frag_t *f;
+		u32 foff, n;
+		struct page *pg;
+		u8 *va;
+
+		if (fc->frag >= sh->nr_frags)
+			return -EFAULT;
+		f = &sh->frags[fc->frag];
+		if (off >= fc->start + skb_frag_size(f)) {
+			fc->start += skb_frag_size(f);
+			fc->frag++;
+			continue;
+		}
+		/* A frag may be a compound page: map one page at a time. */
+		foff = skb_frag_off(f) + off - fc->start;
+		n = min3(len, fc->start + skb_frag_size(f) - off,
+			 (u32)(PAGE_SIZE - offset_in_page(foff)));
+		pg = skb_frag_page(f) + (foff >> PAGE_SHIFT);
+		va = kmap_local_page(pg);
+		if (write)
+			memcpy(va + offset_in_page(foff), buf, n);
+		else
+			memcpy(buf, va + offset_in_page(foff), n);
+		kunmap_local(va);
+		off += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
  * mrc_build_burst() - lay a flowcell out as one UDP GSO skb
  * @ms: connection
  * @d: the burst (mrc_conn_poll_tx_burst()): consecutive data packets of
@@ -363,8 +437,9 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 				const struct mrc_tx_desc *d, u32 n,
 				struct mrc_msgbuf *mb)
 {
-	static const u8 zero[3 + MRC_ICRC_LEN];
+	u8 zero[3 + MRC_ICRC_LEN] = {};
 	u32 i, off, total = 0, seg = 0, plen, tail;
+	struct mrc_frag_cursor fc;
 	u8 hdr[MRC_DATA_HDR_MAX];
 	struct sk_buff *skb;
 	bool in_place;
@@ -398,6 +473,7 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 		kfree_skb(skb);
 		return NULL;
 	}
+	mrc_frag_cursor_init(&fc, skb);
 	for (i = 0, off = 0; i < n; i++) {
 		hlen = mrc_pkt_encode_hdr(&d[i].pkt, hdr, sizeof(hdr));
 		if (hlen < 0) {
@@ -406,11 +482,13 @@ struct sk_buff *mrc_build_burst(struct mrc_sock *ms,
 		}
 		plen = d[i].payload_len;
 		tail = d[i].pkt.bth.pad_cnt + MRC_ICRC_LEN;
-		skb_store_bits(skb, off, hdr, hlen);
+		/* The frags hold @total bytes, so these fit: a bug if not. */
+		WARN_ON_ONCE(mrc_frag_cursor_copy(&fc, off, hdr, hlen, true));
 		if (!in_place)
 			mrc_mb_read_skb(mb, d[i].msg_offset, skb, off + hlen,
 					plen);
-		skb_store_bits(skb, off + hlen + plen, zero, tail);
+		WARN_ON_ONCE(mrc_frag_cursor_copy(&fc, off + hlen + plen, zero,
+						  tail, true));
 		off += hlen + plen + tail;
 	}
 	if (in_place) {
@@ -507,19 +585,22 @@ static struct dst_entry *mrc_txp_route(struct net *net,
 static void mrc_put_icrc(struct sk_buff *skb, const struct mrc_txp *tp,
 			 __be16 dport, u32 seg)
 {
+	struct mrc_frag_cursor fc;
+	struct mrc_icrc_hdrs ih;
 	u8 bth[MRC_BTH_LEN];
-	struct mrc_icrc_ip6 ip;
 	u32 off, len;
 	__le32 crc;
 
-	mrc_icrc_ip_set(&ip, tp->saddr, tp->daddr, tp->sport, ntohs(dport));
+	mrc_icrc_hdrs_set(&ih, tp->saddr, tp->daddr, tp->sport, ntohs(dport));
+	mrc_frag_cursor_init(&fc, skb);
 	for (off = 0; off < skb->len; off += len) {
 		len = min(seg, skb->len - off);
 		if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
-		    skb_copy_bits(skb, off, bth, sizeof(bth)))
+		    mrc_frag_cursor_copy(&fc, off, bth, sizeof(bth), false))
 			return;
-		crc = cpu_to_le32(mrc_skb_icrc(skb, off, len, &ip, bth));
-		skb_store_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc));
+		crc = cpu_to_le32(mrc_skb_icrc(skb, off, len, &ih, bth));
+		mrc_frag_cursor_copy(&fc, off + len - MRC_ICRC_LEN, &crc,
+				     sizeof(crc), true);
 	}
 }
 

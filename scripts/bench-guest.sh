@@ -252,6 +252,30 @@ if ((mrc_ok)) && [ -z "${why[mrc]:-}" ]; then
 fi
 log "mrc: ${why[mrc]:-sprayed over the mrcctl SRH route, 4 planes x 2 spines}"
 
+# Counters of both hosts, one "NAME VALUE" a line: each interface's skbs
+# (tx/rx packets: a GSO skb counts once) and, where mrc.ko is loaded, every
+# per-netns MRC counter.
+profile_counters() {
+	local h ns
+	for h in hA hB; do
+		ns=$(fabric_ns "$h")
+		ip -n "$ns" -s -j link show | jq -r --arg h "$h" \
+			'.[] | select(.ifname != "lo") |
+			 "\($h).\(.ifname).tx_skbs \(.stats64.tx.packets)",
+			 "\($h).\(.ifname).rx_skbs \(.stats64.rx.packets)"'
+		"$mrcctl" -n "$ns" stats 2>/dev/null | sed "s/^/$h.mrc./"
+	done
+}
+
+# The counters that moved between two profile_counters files, with the
+# change per MB of @3 bytes moved.
+profile_counter_deltas() {
+	awk -v bytes="${3:-0}" 'NR == FNR { before[$1] = $2; next }
+		{ d = $2 - before[$1]; if (d <= 0) next
+		  if (bytes > 0) printf "  %-44s %12d  %10.1f/MB\n", $1, d, d / (bytes / 1e6)
+		  else printf "  %-44s %12d\n", $1, d }' "$1" "$2"
+}
+
 # ---- BENCH_PROFILE=1 (make bench-profile): where the cycles go. perf samples
 # every CPU of the guest (software clock: TCG has no PMU) while one unshaped
 # bulk run of a column moves data; the report is the flat profile by symbol
@@ -262,9 +286,11 @@ profile_cell() {
 	# to its end (connect, the run, the report), nothing before or after.
 	# shellcheck disable=SC2046 # target's words
 	echo "# mrcperf server pids: $(pgrep -d, -f 'mrcperf server')" >"$rep.pids"
+	profile_counters >"$raw/counters-$col.before"
 	perf record -q -e cpu-clock -F "${BENCH_PROFILE_HZ:-499}" -a -g -o "$data" -- \
 		ip netns exec "$HA" "$perf" bulk $(target "$col") --json -q --connect-timeout 5 \
 		-t "$dur" -l 64k --window 64 >"$raw/profile-$col.json" 2>"$raw/perf-$col.err"
+	profile_counters >"$raw/counters-$col.after"
 	{
 		echo "# $col: unshaped bulk, $dur s, perf cpu-clock at ${BENCH_PROFILE_HZ:-499} Hz, all CPUs"
 		cat "$rep.pids"
@@ -274,6 +300,11 @@ profile_cell() {
 		# Samples are evenly spread over the CPUs; the idle loop's share
 		# of each says how busy it was (the transport's work on one CPU
 		# or on both).
+		# What the cycles were spent on: skbs (a GSO skb counts once)
+		# and MRC packets per MB, the per-packet costs' denominators.
+		echo "## skbs and packets during the run (deltas; per MB of goodput)"
+		profile_counter_deltas "$raw/counters-$col.before" "$raw/counters-$col.after" \
+			"$(grep -o '"measured_bytes":[0-9]*' "$raw/profile-$col.json" | head -n 1 | cut -d: -f2)"
 		echo "## idle (native_safe_halt) by CPU, of all samples"
 		perf report -i "$data" --stdio --no-children --sort cpu,sym -g none 2>/dev/null |
 			grep -E '^ +[0-9.]+% +[0-9]+ +\[k\] native_safe_halt'

@@ -634,6 +634,8 @@ struct mrc_plane_info {
  * @tx_local_cn: reports of a host queue that took data packets while
  *	dropping others (mrc_conn_tx_congested())
  * @tx_sacks: SACKs sent
+ * @tx_sacks_merged: SACKs not sent because the next one said all they would
+ *	(a chunk the cumulative ack passed whole, the same EV echoed)
  * @tx_nacks: NACKs sent
  * @tx_probes: probes sent
  * @tx_msgs_completed: messages completed (acked)
@@ -695,6 +697,7 @@ struct mrc_conn_stats {
 	u64 tx_local_drops;
 	u64 tx_local_cn;
 	u64 tx_sacks;
+	u64 tx_sacks_merged;
 	u64 tx_nacks;
 	u64 tx_probes;
 	u64 tx_msgs_completed;

@@ -124,10 +124,10 @@ static void resp_arm(struct mrc_conn *c, u64 now)
 
 /*
  * Record that the chunk of @psn owes a SACK whose trigger is @trig (the
- * packet that arrived, echoed with @ev and @ts).
+ * packet that arrived, echoed with @ev and @ts); @dup: it was a duplicate.
  */
 static void resp_note(struct mrc_conn *c, u64 now, u32 psn, u32 trig, u32 ev,
-		      u16 ts, bool ce, bool restore)
+		      u16 ts, bool ce, bool restore, bool dup)
 {
 	struct mrc_resp *s = &c->resp;
 	struct mrc_sack_pend *p = NULL;
@@ -160,6 +160,8 @@ static void resp_note(struct mrc_conn *c, u64 now, u32 psn, u32 trig, u32 ev,
 		p->ecn = MRC_ECN_SKIP_ONCE;
 	if (restore)
 		p->restore = 1;
+	if (dup)
+		p->dup = 1;
 	resp_arm(c, now);
 }
 
@@ -212,7 +214,7 @@ static int resp_dup(struct mrc_conn *c, u64 now, const struct mrc_pkt *pkt,
 	/* Behind cack: report the window's first chunk. */
 	if (mrc_psn_diff(psn, s->cack) <= 0)
 		chunk = mrc_psn_add(s->cack, 1);
-	resp_note(c, now, chunk, psn, ev, ts, ce, pkt->bth.rtx);
+	resp_note(c, now, chunk, psn, ev, ts, ce, pkt->bth.rtx, true);
 	s->sack_now = 1;
 	return MRC_RX_CONSUMED;
 }
@@ -326,7 +328,7 @@ int mrc_resp_on_data(struct mrc_conn *c, u64 now, const struct mrc_pkt *pkt,
 	c->st.rx_data_bytes += len;
 	s->unacked_pkts++;
 	s->unacked_bytes += len;
-	resp_note(c, now, psn, psn, rx_ev, ts, ce, false);
+	resp_note(c, now, psn, psn, rx_ev, ts, ce, false, false);
 	if (pkt->bth.ack_req || pkt->bth.rtx || ce ||
 	    s->unacked_pkts >= c->cfg.sack_every_pkts ||
 	    (c->cfg.sack_every_bytes &&
@@ -433,6 +435,26 @@ static void resp_fill_sack(struct mrc_conn *c, u64 now, u32 base, u32 trig,
 	c->st.tx_sacks++;
 }
 
+/*
+ * Whether pending chunk @p, the oldest, can go without a SACK of its own
+ * because @q, the next, says all it would: the cumulative ack has passed
+ * @p whole (its SACK's bitmap would start at cack + 1, as @q's does or
+ * beyond, and every chunk in between that owes a SACK is pending itself),
+ * @q echoes the same EV, so the sender's per-EV feedback and RTT sample
+ * still come, and @p carries no signal of its own: no CE mark, no
+ * restore_cwnd, no duplicate whose echo could prove a timeout spurious.
+ * A flowcell of one EV that spans two chunks is then acknowledged once.
+ */
+static bool resp_merge_covered(const struct mrc_conn *c,
+			       const struct mrc_sack_pend *p,
+			       const struct mrc_sack_pend *q)
+{
+	u32 last = mrc_psn_add(p->base, MRC_CHUNK - 1);
+
+	return mrc_psn_diff(last, c->resp.cack) <= 0 && p->ev == q->ev &&
+	       p->ecn == MRC_ECN_NONE && !p->restore && !p->dup;
+}
+
 /**
  * mrc_resp_poll_tx() - the responder's next control packet.
  * @c: connection
@@ -440,7 +462,8 @@ static void resp_fill_sack(struct mrc_conn *c, u64 now, u32 base, u32 trig,
  * @d: filled on success
  *
  * NACKs and probe answers first (in arrival order), then, if a trigger
- * fired, one SACK per pending chunk.
+ * fired, one SACK per pending chunk, but for chunks the next one's SACK
+ * covers (resp_merge_covered(); counted in tx_sacks_merged).
  *
  * Return: MRC_OK with @d filled, or MRC_E_AGAIN.
  */
@@ -479,6 +502,13 @@ int mrc_resp_poll_tx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 	if (!s->n_pend) {
 		s->sack_now = 0;
 		return MRC_E_AGAIN;
+	}
+	while (s->n_pend > 1 &&
+	       resp_merge_covered(c, &s->pend[0], &s->pend[1])) {
+		for (i = 1; i < s->n_pend; i++)
+			s->pend[i - 1] = s->pend[i];
+		s->n_pend--;
+		c->st.tx_sacks_merged++;
 	}
 	p = s->pend[0];
 	for (i = 1; i < s->n_pend; i++)
