@@ -269,8 +269,9 @@ struct mrc_rx_msg {
  * @ts: TSETH tx_ts of the trigger, echoed
  * @ecn: enum mrc_ecn_summary
  * @restore: a spurious retransmission arrived (restore_cwnd)
- * @dup: a duplicate arrived (its echo may prove a timeout spurious, so the
- *	SACK is never merged into a later one: resp_merge_covered())
+ * @keep: a packet arrived whose echo may prove a timeout spurious, so the
+ *	SACK is never merged into a later one (resp_merge_covered()): a
+ *	duplicate, or one out of order or filling a hole (a late original)
  */
 struct mrc_sack_pend {
 	u32 base;
@@ -279,7 +280,7 @@ struct mrc_sack_pend {
 	u16 ts;
 	u8 ecn;
 	u8 restore;
-	u8 dup;
+	u8 keep;
 };
 
 /**

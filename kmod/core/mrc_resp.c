@@ -124,10 +124,11 @@ static void resp_arm(struct mrc_conn *c, u64 now)
 
 /*
  * Record that the chunk of @psn owes a SACK whose trigger is @trig (the
- * packet that arrived, echoed with @ev and @ts); @dup: it was a duplicate.
+ * packet that arrived, echoed with @ev and @ts); @keep: it was not a plain
+ * in-order arrival (struct mrc_sack_pend).
  */
 static void resp_note(struct mrc_conn *c, u64 now, u32 psn, u32 trig, u32 ev,
-		      u16 ts, bool ce, bool restore, bool dup)
+		      u16 ts, bool ce, bool restore, bool keep)
 {
 	struct mrc_resp *s = &c->resp;
 	struct mrc_sack_pend *p = NULL;
@@ -160,8 +161,8 @@ static void resp_note(struct mrc_conn *c, u64 now, u32 psn, u32 trig, u32 ev,
 		p->ecn = MRC_ECN_SKIP_ONCE;
 	if (restore)
 		p->restore = 1;
-	if (dup)
-		p->dup = 1;
+	if (keep)
+		p->keep = 1;
 	resp_arm(c, now);
 }
 
@@ -261,7 +262,7 @@ int mrc_resp_on_data(struct mrc_conn *c, u64 now, const struct mrc_pkt *pkt,
 	u32 len = trimmed ? 0 : pkt->payload_len;
 	u32 off = (u32)pkt->reth.va;
 	struct mrc_rx_msg *m;
-	bool fresh = false;
+	bool fresh = false, in_order;
 	s32 d, md;
 
 	c->st.rx_data_pkts++;
@@ -324,11 +325,16 @@ int mrc_resp_on_data(struct mrc_conn *c, u64 now, const struct mrc_pkt *pkt,
 	if (d != 1)
 		s->ooo_count++;
 	resp_advance(s);
+	/*
+	 * In order: the next PSN, and nothing after it had come. Else it may
+	 * be a late original whose timeout its echo proves spurious.
+	 */
+	in_order = d == 1 && s->cack == psn;
 	s->bytes_rcvd += len;
 	c->st.rx_data_bytes += len;
 	s->unacked_pkts++;
 	s->unacked_bytes += len;
-	resp_note(c, now, psn, psn, rx_ev, ts, ce, false, false);
+	resp_note(c, now, psn, psn, rx_ev, ts, ce, false, !in_order);
 	if (pkt->bth.ack_req || pkt->bth.rtx || ce ||
 	    s->unacked_pkts >= c->cfg.sack_every_pkts ||
 	    (c->cfg.sack_every_bytes &&
@@ -442,7 +448,8 @@ static void resp_fill_sack(struct mrc_conn *c, u64 now, u32 base, u32 trig,
  * beyond, and every chunk in between that owes a SACK is pending itself),
  * @q echoes the same EV, so the sender's per-EV feedback and RTT sample
  * still come, and @p carries no signal of its own: no CE mark, no
- * restore_cwnd, no duplicate whose echo could prove a timeout spurious.
+ * restore_cwnd, no echo that could prove a timeout spurious (a duplicate,
+ * a packet out of order or filling a hole: mrc_sack_pend.keep).
  * A flowcell of one EV that spans two chunks is then acknowledged once.
  */
 static bool resp_merge_covered(const struct mrc_conn *c,
@@ -452,7 +459,7 @@ static bool resp_merge_covered(const struct mrc_conn *c,
 	u32 last = mrc_psn_add(p->base, MRC_CHUNK - 1);
 
 	return mrc_psn_diff(last, c->resp.cack) <= 0 && p->ev == q->ev &&
-	       p->ecn == MRC_ECN_NONE && !p->restore && !p->dup;
+	       p->ecn == MRC_ECN_NONE && !p->restore && !p->keep;
 }
 
 /**

@@ -597,6 +597,26 @@ TEST_F(RespMergeTest, DuplicateInTheOlderChunkKeepsItsSack) {
     EXPECT_EQ(stats().tx_sacks_merged, 0u);
 }
 
+TEST_F(RespMergeTest, LateOriginalInTheOlderChunkKeepsItsSack) {
+    create();
+    cell(0, 60, [](u32) { return kEv; });
+    cell(61, 64, [](u32) { return kEv; });
+    mrc_conn_flush_acks(c_);
+    ASSERT_EQ(poll(1).size(), 1u);
+    // PSN 60 comes late and fills the hole (the sender may have timed it
+    // out: the echo of its timestamp proves that timeout spurious), then
+    // the next flowcell on the same EV.
+    cell(60, 61, [](u32) { return kEv; });
+    cell(64, 68, [](u32) { return kEv; });
+    mrc_conn_flush_acks(c_);
+    auto t = poll(1);
+    ASSERT_EQ(t.size(), 2u);
+    EXPECT_EQ(mrc_sack_trigger_psn(&t[0].pkt.sack), 60u);
+    EXPECT_EQ(t[0].pkt.sack.cc.echoed_ts, static_cast<u16>(60 * 3 + 1));
+    EXPECT_EQ(mrc_sack_trigger_psn(&t[1].pkt.sack), 67u);
+    EXPECT_EQ(stats().tx_sacks_merged, 0u);
+}
+
 TEST_F(RespMergeTest, CeMarkInTheOlderChunkKeepsItsSack) {
     create();
     cell(0, 60, [](u32) { return kEv; });
