@@ -543,15 +543,24 @@ class RespMergeTest : public RespTest {
         for (u32 psn = from; psn < to; psn++)
             EXPECT_GE(rx(1, data(psn, 0, psn * 1024, 1024, 80 * 1024), ev(psn)), 0);
     }
+    // ... all on kEv.
+    void cell(u32 from, u32 to) {
+        cell(from, to, [](u32) { return kEv; });
+    }
+    // A connection whose PSNs [0, @to) arrived and were acknowledged by one
+    // SACK, nothing pending.
+    void acked_up_to(u32 to) {
+        create();
+        cell(0, to);
+        mrc_conn_flush_acks(c_);
+        ASSERT_EQ(poll(1).size(), 1u);
+    }
     static constexpr u32 kFirstChunkEnd = 64;
 };
 
 TEST_F(RespMergeTest, FlowcellAcrossTwoChunksIsAckedOnce) {
-    create();
-    cell(0, 60, [](u32) { return kEv; });
-    mrc_conn_flush_acks(c_);
-    ASSERT_EQ(poll(1).size(), 1u);
-    cell(60, 68, [](u32) { return kEv; });
+    ASSERT_NO_FATAL_FAILURE(acked_up_to(60));
+    cell(60, 68);
     mrc_conn_flush_acks(c_);
     auto t = poll(1);
     ASSERT_EQ(t.size(), 1u);
@@ -574,8 +583,8 @@ TEST_F(RespMergeTest, NotMergedAcrossEvsOrWhenTheOlderChunkHasAHole) {
     EXPECT_EQ(t[1].pkt.sack.ev, kEv2);
     EXPECT_EQ(stats().tx_sacks_merged, 0u);
     // PSN 70 missing: chunk 64 is not passed whole, its SACK stays.
-    cell(68, 70, [](u32) { return kEv; });
-    cell(71, 80, [](u32) { return kEv; });
+    cell(68, 70);
+    cell(71, 80);
     mrc_conn_flush_acks(c_);
     t = poll(1);
     ASSERT_EQ(t.size(), 1u);
@@ -584,14 +593,11 @@ TEST_F(RespMergeTest, NotMergedAcrossEvsOrWhenTheOlderChunkHasAHole) {
 }
 
 TEST_F(RespMergeTest, DuplicateInTheOlderChunkKeepsItsSack) {
-    create();
-    cell(0, 60, [](u32) { return kEv; });
-    mrc_conn_flush_acks(c_);
-    ASSERT_EQ(poll(1).size(), 1u);
+    ASSERT_NO_FATAL_FAILURE(acked_up_to(60));
     // A late original of PSN 10 (a duplicate: its echo may prove a timeout
     // spurious) noted in the window's first chunk, then the flowcell.
     EXPECT_EQ(rx(1, data(10, 0, 10 * 1024, 1024, 80 * 1024)), MRC_RX_CONSUMED);
-    cell(60, 68, [](u32) { return kEv; });
+    cell(60, 68);
     mrc_conn_flush_acks(c_);
     EXPECT_EQ(poll(1).size(), 2u);
     EXPECT_EQ(stats().tx_sacks_merged, 0u);
@@ -599,15 +605,15 @@ TEST_F(RespMergeTest, DuplicateInTheOlderChunkKeepsItsSack) {
 
 TEST_F(RespMergeTest, LateOriginalInTheOlderChunkKeepsItsSack) {
     create();
-    cell(0, 60, [](u32) { return kEv; });
-    cell(61, 64, [](u32) { return kEv; });
+    cell(0, 60);
+    cell(61, 64);
     mrc_conn_flush_acks(c_);
     ASSERT_EQ(poll(1).size(), 1u);
     // PSN 60 comes late and fills the hole (the sender may have timed it
     // out: the echo of its timestamp proves that timeout spurious), then
     // the next flowcell on the same EV.
-    cell(60, 61, [](u32) { return kEv; });
-    cell(64, 68, [](u32) { return kEv; });
+    cell(60, 61);
+    cell(64, 68);
     mrc_conn_flush_acks(c_);
     auto t = poll(1);
     ASSERT_EQ(t.size(), 2u);
@@ -618,13 +624,10 @@ TEST_F(RespMergeTest, LateOriginalInTheOlderChunkKeepsItsSack) {
 }
 
 TEST_F(RespMergeTest, CeMarkInTheOlderChunkKeepsItsSack) {
-    create();
-    cell(0, 60, [](u32) { return kEv; });
-    mrc_conn_flush_acks(c_);
-    ASSERT_EQ(poll(1).size(), 1u);
-    cell(60, 62, [](u32) { return kEv; });
+    ASSERT_NO_FATAL_FAILURE(acked_up_to(60));
+    cell(60, 62);
     EXPECT_GE(rx(1, data(62, 0, 62 * 1024, 1024, 80 * 1024), kEv, MRC_RXF_ECN_CE), 0);
-    cell(63, 68, [](u32) { return kEv; });
+    cell(63, 68);
     auto t = poll(1);
     ASSERT_EQ(t.size(), 2u);
     EXPECT_EQ(t[0].pkt.sack.ecn, MRC_ECN_SKIP_ONCE);
