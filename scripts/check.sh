@@ -81,6 +81,45 @@ vm_selftests() {
 	fi
 	tally "$1" "$kp" "$kf" "$ks"
 	vm_failed_tests "$1" "build/vm/logs/$2/console.log"
+	if ((vmrc != 0)); then
+		vm_kernel_report "$1" "build/vm/logs/$2"
+	fi
+}
+
+# vm_kernel_report NAME LOGDIR: the guest's first kernel report, in two
+# lines kept for the end of the output: the test that was running and the
+# report's first line, then where it hit and the functions on its stack.
+# The console has what a panic printed; a report below the console's
+# loglevel (a WARNING) is only in the guest's dmesg.txt.
+# CI shows only the output's tail, and a clean clone's console log goes
+# with it: a panic seen once (6.12, 2026-11-29, in slab allocation in an
+# interrupt) left its last lines of registers and nothing to go on.
+vm_kernel_report() {
+	local line log found=""
+	. "$top/scripts/vm/kernel-reports.sh"
+	for log in "$2/console.log" "$2/dmesg.txt"; do
+		[ -f "$log" ] && grep -Eq "$mrc_kernel_reports" "$log" && { found=$log; break; }
+	done
+	[ -n "$found" ] || return 0	# a hang: the KTAP lines say where
+	while IFS= read -r line; do
+		failed_details+=("$1: $line")
+	done < <(awk -v re="$mrc_kernel_reports" '
+		{ sub(/\r$/, ""); l = $0; sub(/^\[ *[0-9.]+\] /, "", l) }
+		/^# selftests: / && !found { test = $0; sub(/^# selftests: [^:]*: /, "", test) }
+		!found && l ~ re { found = 1; first = l; next }
+		!found { next }
+		/---\[ end trace|Kernel Offset:/ { exit }
+		l ~ /^RIP: 0010:/ && !rip { rip = l; sub(/^RIP: 0010:/, "", rip); sub(/ .*/, "", rip) }
+		l ~ /^ *\? / { next }
+		match(l, /[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x[0-9a-f]+( \[[a-z_]+\])?/) && n < 16 {
+			f = substr(l, RSTART, RLENGTH); sub(/\+0x[^ ]*/, "", f)
+			stack = stack (n++ ? " < " : "") f
+		}
+		END {
+			if (!found) exit
+			print "kernel report during " (test ? test : "the run") ": " first
+			print "kernel report at " (rip ? rip : "?") "; stack: " (stack ? stack : "?")
+		}' "$found" | cut -c 1-400)
 }
 
 # vm_failed_tests NAME LOG: each test of the collection that failed and the

@@ -15,6 +15,8 @@
 #
 # Usage: run.sh [--name N] [--timeout S] [--no-module] [--shell] [--] CMD...
 # Guest memory: MRC_VM_MEM (MiB, default 1024).
+# Extra kernel command line: MRC_VM_APPEND (e.g. "slub_debug=FZPU" to catch a
+# double free or a write after free where it happens, not at a later alloc).
 # Logs: build/vm/logs/<name>/{job.sh,console.log,dmesg.txt}
 set -euo pipefail
 
@@ -73,7 +75,7 @@ job="$rel/job.sh"
 qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi,tb-size=256
 	-cpu max -m "${MRC_VM_MEM:-1024}" -smp 2 -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off mrcjob=$job mrcmods=${groot#"$top"/}/lib/modules"
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off mrcjob=$job mrcmods=${groot#"$top"/}/lib/modules${MRC_VM_APPEND:+ $MRC_VM_APPEND}"
 	-fsdev "local,id=mrcfs,path=$top,security_model=none,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=mrcfs,mount_tag=mrc"
 	-nic none)

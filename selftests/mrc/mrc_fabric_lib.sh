@@ -501,6 +501,27 @@ fabric_sid_counts() {
 	rm -rf "$tmp"
 }
 
+# fabric_drops [NODE...]: skbs the devices of the nodes (default: all)
+# could not send, summed, read in parallel. A veth counts a peer whose
+# queue was full (the backlog, or the NAPI ring with GRO) as its own tx
+# drop: a packet lost in the fabric's queues, not by the transport, is
+# counted here, once (the peer counts a full backlog as an rx drop too,
+# so rx drops are left out). An skb may be a flowcell of many packets.
+fabric_drops() {
+	local tmp node pids=()
+	local nodes=("$@")
+	((${#nodes[@]})) || nodes=("${FAB_NODES[@]}")
+	tmp=$(mktemp -d)
+	for node in "${nodes[@]}"; do
+		node=${node#"$FAB_PREFIX"}
+		ip -j -s -n "$FAB_PREFIX$node" link show >"$tmp/$node" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"	# only ours: the caller may have servers running
+	cat "$tmp"/* | jq -s '[.[][].stats64.tx.dropped] | add // 0'
+	rm -rf "$tmp"
+}
+
 # --- impairments ------------------------------------------------------------
 
 # fabric_netem [--spines] [--plane P] NETEM-ARGS... | [--spines] [--plane P] clear

@@ -50,9 +50,14 @@
 #    flowcells of 6 packets (7,680 to 8,772 bytes) are steered with a
 #    floor of 6,000 and not with the default 10,240;
 #  - the receiver processed every packet all the same: hB's RxPackets at
-#    least hA's TxPackets minus a tenth (what is lost on the way is
-#    retransmitted and counted again; timing, check_timed: a guest too
-#    slow to forward loses more in the fabric's queues), and found no ICRC
+#    least hA's TxPackets minus a tenth, and minus what the fabric's
+#    devices dropped (fabric_drops, skbs, at the packets per skb hA sent:
+#    a stalled guest overflows the switches' queues, as a 6.1 run of
+#    2026-11-29 did with 969 of 8,727 packets, and hB's devices received
+#    exactly as many skbs as hB processed packets; SACKs dropped on their
+#    way back make the bound looser); what is lost on the way is
+#    retransmitted and counted again (timing, check_timed), and found no
+#    ICRC
 #    wrong (RxBadIcrc unchanged: each segment of a flowcell carries the
 #    ICRC of its own pseudo-header, UDP length included, which hB
 #    recomputes).
@@ -105,6 +110,7 @@ run() {
 	local mode=$1 burst=$2 name="$1-burst$2${3:+-rcvbuf$3}${run_tag:-}" h rc src spid
 	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc k0 k1 held
 	local c0 c1 copied tx0 tx1 p0 p1 r0 r1 s0 s1 steered w0 w1 inplace
+	local x0 x1 lost
 	for h in hA hB; do
 		mrcctl "$h" profile set id 0 burst "$burst" >/dev/null ||
 			{ check "$name: profile burst $burst" false; return; }
@@ -115,6 +121,7 @@ run() {
 	f0=$(counter hB RxFlowcells) k0=$(counter hB RxHeld) c0=$(counter hB RxCopied)
 	u0=$(counter hA TxPagesReused) g0=$(counter hA TxFragPagesReused)
 	s0=$(counter hB RxSteered) w0=$(counter hA TxFlowcellsInPlace)
+	x0=$(fabric_drops)
 	fabric_exec hB taskset -c 0 ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 ${3:+--rcvbuf $3} \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
@@ -131,17 +138,19 @@ run() {
 	u1=$(counter hA TxPagesReused) g1=$(counter hA TxFragPagesReused)
 	s1=$(counter hB RxSteered) steered=$((s1 - s0))
 	w1=$(counter hA TxFlowcellsInPlace) inplace=$((w1 - w0))
+	x1=$(fabric_drops)
 	xfer_verdict "$name" "$out" "$rc" "$src"
 	skbs=$((tx1 - tx0)) pkts=$((p1 - p0)) rskbs=$((d1 - d0)) rx=$((r1 - r0))
 	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx") fc=$((f1 - f0))
 	held=$((k1 - k0)) copied=$((c1 - c0)) reused=$((u1 - u0)) fragre=$((g1 - g0))
+	lost=$(((x1 - x0) * pkts / (skbs ? skbs : 1)))
 	sent=$(awk '$1 == "tx" { print $4 }' "$out/$name.cli")
 	log "$name: hA sent $pkts MRC packets in $skbs skbs ($txr)," \
 		"hB received $rx in $rskbs ($rxr), $fc flowcells whole," \
 		"$held payloads held in their skb, $copied copied;" \
 		"$reused pages reused for $((${sent:-0} / 4096)) pages' worth sent," \
 		"$fragre frag pages filled again, $inplace flowcells sent in place," \
-		"$steered flowcells steered;" \
+		"$steered flowcells steered; the fabric dropped $((x1 - x0)) skbs;" \
 		"$(grep rate "$out/$name.cli")"
 	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
 	check "$name: messages sent in pages of completed ones ($reused TxPagesReused >= 1/64 of $((${sent:-0} / 4096)))" \
@@ -192,8 +201,8 @@ run() {
 	# Mostly held is the claim; all copied, or none held, the regression.
 	check "$name: payloads held in their skb, not copied ($held held >= 2 x $copied copied, > 0)" \
 		[ "$held" -gt 0 -a "$held" -ge "$((2 * copied))" ]
-	check_timed "$name: the receiver processed every packet ($rx >= 0.9 x $pkts)" \
-		[ "$((rx * 10))" -ge "$((pkts * 9))" ]
+	check_timed "$name: the receiver processed every packet ($rx >= 0.9 x ($pkts - $lost lost in the fabric))" \
+		[ "$((rx * 10))" -ge "$(((pkts - lost) * 9))" ]
 	check "$name: every ICRC right ($((i1 - i0)) RxBadIcrc)" [ "$i1" = "$i0" ]
 }
 
