@@ -587,9 +587,11 @@ static u32 mrc_conn_build_each(struct mrc_sock *ms,
 
 /*
  * Build every packet the engine has to send now into @q; lock held. A
- * flowcell (mrc_conn_poll_tx_burst()) becomes one UDP GSO skb. The pass
- * stops taking data once the connection's bytes in this host's queues
- * reach the namespace's limit (mrc_tsq.c).
+ * flowcell (mrc_conn_poll_tx_burst()) becomes one UDP GSO skb, of at most
+ * net.mrc.tx_burst_autosize_us of the connection's rate
+ * (mrc_conn_burst_autosize()). The pass stops taking data once the
+ * connection's bytes in this host's queues reach the namespace's limit
+ * (mrc_tsq.c).
  */
 static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 			      struct sk_buff_head *q)
@@ -600,12 +602,15 @@ static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 	struct mrc_msgbuf *mb;
 	struct sk_buff *skb;
 	u32 max, i, built = 0;
-	int n;
+	int n, autosize;
 
 	lockdep_assert_held(&ms->lock);
 	/* tx_burst is 1 whenever there is no txd (mrc_conn_build()). */
 	d = ms->txd ?: &one;
-	max = ms->tx_burst;
+	autosize = READ_ONCE(mrc_net(sock_net(&ms->sk))->tx_burst_autosize_us);
+	max = mrc_conn_burst_autosize(conn, ms->tx_burst,
+				      ms->mtu + MRC_DATA_HDR_MAX,
+				      (u64)autosize * NSEC_PER_USEC);
 	mrc_conn_ids(ms, &ids);
 	mrc_tsq_reopen(ms);
 	while ((n = mrc_conn_poll_tx_burst(conn, now, d, max)) > 0) {
@@ -621,6 +626,9 @@ static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 		if (skb) {
 			built += skb->truesize;
 			__skb_queue_tail(q, skb);
+			if (max < ms->tx_burst)
+				mrc_net_count(mrc_net(sock_net(&ms->sk)),
+					      MRC_CNT_TX_FLOWCELLS_AUTOSIZED);
 		} else {
 			built += mrc_conn_build_each(ms, d, n, mb, q);
 		}

@@ -95,6 +95,7 @@ static const char * const mrc_counter_names[__MRC_CNT_MAX] = {
 	[MRC_CNT_EV_PROBES_SENT] = "EvProbesSent",
 	[MRC_CNT_EV_PROBES_REPLIED] = "EvProbesReplied",
 	[MRC_CNT_TX_FLOWCELLS_IN_PLACE] = "TxFlowcellsInPlace",
+	[MRC_CNT_TX_FLOWCELLS_AUTOSIZED] = "TxFlowcellsAutosized",
 };
 
 /**
@@ -159,6 +160,7 @@ static int mrc_child_idle_max = MRC_CHILD_IDLE_TIMEOUT_MS_MAX;
 static int mrc_limit_output_max = MRC_LIMIT_OUTPUT_BYTES_MAX;
 /* No datagram holds more MRC bytes than a GSO skb. */
 static int mrc_rx_steer_max = GSO_LEGACY_MAX_SIZE;
+static int mrc_burst_autosize_max = MRC_TX_BURST_AUTOSIZE_US_MAX;
 
 /*
  * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
@@ -252,6 +254,14 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
+	{
+		.procname	= "tx_burst_autosize_us",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &mrc_burst_autosize_max,
+	},
 	{ }
 };
 
@@ -266,6 +276,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	mn->limit_output_bytes = MRC_LIMIT_OUTPUT_BYTES_DEF;
 	mn->rx_steer_min_bytes = MRC_RX_STEER_MIN_BYTES_DEF;
 	mn->tx_in_place = 1;
+	mn->tx_burst_autosize_us = MRC_TX_BURST_AUTOSIZE_US_DEF;
 	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -277,6 +288,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	t[5].data = &mn->limit_output_bytes;
 	t[6].data = &mn->rx_steer_min_bytes;
 	t[7].data = &mn->tx_in_place;
+	t[8].data = &mn->tx_burst_autosize_us;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
 					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {

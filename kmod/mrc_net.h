@@ -169,6 +169,10 @@ struct socket;
  * @MRC_CNT_TX_FLOWCELLS_IN_PLACE: flowcells sent from their message's own
  *                         pages, laid out as on the wire at sendmsg(),
  *                         without a copy into frags (mrc_output.c)
+ * @MRC_CNT_TX_FLOWCELLS_AUTOSIZED: flowcells sent shorter than their EV
+ *                         profile's burst: net.mrc.tx_burst_autosize_us of
+ *                         one plane's share of the connection's rate was
+ *                         less (mrc_conn_burst_autosize())
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -247,6 +251,7 @@ enum mrc_net_counter {
 	MRC_CNT_EV_PROBES_SENT,
 	MRC_CNT_EV_PROBES_REPLIED,
 	MRC_CNT_TX_FLOWCELLS_IN_PLACE,
+	MRC_CNT_TX_FLOWCELLS_AUTOSIZED,
 	__MRC_CNT_MAX,
 };
 
@@ -311,6 +316,12 @@ struct mrc_net_mib {
  *              flowcells from those pages, 0 copies every flowcell into
  *              the socket's frag ring (mrc_output.c); read per sendmsg()
  *              (READ_ONCE)
+ * @tx_burst_autosize_us: sysctl net.mrc.tx_burst_autosize_us: a flowcell
+ *              lasts at most this long at one plane's share of its
+ *              connection's rate, and has at least MRC_BURST_AUTOSIZE_MIN
+ *              packets (0: the EV
+ *              profile's burst whatever the rate; mrc_conn_burst_autosize());
+ *              read by every transmit pass (READ_ONCE)
  * @hs_guard:   the stateless answers' rate (mrc_hs_guard.c; its own lock)
  * @ev_probes:  our EV probe runs in flight (mrc_ev_probe.c; its own lock)
  * @iw_share:   the initial window the namespace's starting connections
@@ -341,6 +352,7 @@ struct mrc_net {
 	int limit_output_bytes;
 	int rx_steer_min_bytes;
 	int tx_in_place;
+	int tx_burst_autosize_us;
 	struct mrc_hs_guard hs_guard;
 	struct mrc_ev_probes ev_probes;
 	struct mrc_iw_share iw_share;
@@ -367,6 +379,14 @@ struct mrc_net {
  */
 #define MRC_LIMIT_OUTPUT_BYTES_DEF	(16 * 64 * 1024)
 #define MRC_LIMIT_OUTPUT_BYTES_MAX	(64 * 1024 * 1024)
+
+/*
+ * net.mrc.tx_burst_autosize_us: default and bound. TCP's TSO autosizing
+ * (tcp_tso_autosize(): sk_pacing_shift 10, about a millisecond of its
+ * pacing rate); a second at most keeps the engine's product in 64 bits.
+ */
+#define MRC_TX_BURST_AUTOSIZE_US_DEF	1000
+#define MRC_TX_BURST_AUTOSIZE_US_MAX	1000000
 
 /* net.mrc.progress_timeout_ms: default and bounds (see mrc_net.c). */
 #define MRC_PROGRESS_TIMEOUT_MS_DEF	10000

@@ -326,6 +326,45 @@ int mrc_conn_poll_tx_burst(struct mrc_conn *conn, u64 now,
 }
 
 /**
+ * mrc_conn_burst_autosize() - the longest flowcell at the connection's rate
+ * @conn: connection
+ * @max: the longest flowcell the host takes, in packets
+ * @seg: bytes of one full packet on the wire
+ * @interval_ns: how long a flowcell may last at the connection's rate
+ *	(0: @max, whatever the rate)
+ *
+ * A flowcell is one burst onto one path. TCP sizes its TSO skbs to about a
+ * millisecond of its pacing rate (tcp_tso_autosize()); a flowcell is cut
+ * the same way, to @interval_ns of one plane's share of the connection's
+ * rate (window over smoothed RTT, over the planes configured: a plane
+ * down makes flowcells shorter than they could be, never longer), and to
+ * no fewer than MRC_BURST_AUTOSIZE_MIN packets. At a slow path's rate a
+ * flowcell of 32 packets is milliseconds of one path's line time in one
+ * go: the path's queue takes the whole burst at once, and a shaper whose
+ * bucket holds less cuts it into packets again, each forwarded on its own
+ * from there (tbf at 50 Mbit/s with a 32 KB bucket on each of 4 planes:
+ * 71 Mbit/s with flowcells of 32 packets, 154 with 16, TCP x4 160, in one
+ * boot; Documentation/networking/mrc-datapath.rst). Before the first RTT
+ * sample: @max.
+ *
+ * Return: 1..@max (@max if it is 0).
+ */
+u32 mrc_conn_burst_autosize(const struct mrc_conn *conn, u32 max, u32 seg,
+			    u64 interval_ns)
+{
+	u64 srtt = conn->req.srtt_ns, n;
+
+	if (!interval_ns || !srtt || !seg || max <= MRC_BURST_AUTOSIZE_MIN)
+		return max;
+	/* cwnd <= 2^30 and interval <= 2^30 ns (the host's bound): no overflow. */
+	n = mrc_div64(mrc_div64((u64)mrc_cc_cwnd(&conn->cc) * interval_ns,
+				srtt), (u64)seg * (conn->cfg.n_planes ?: 1));
+	if (n < MRC_BURST_AUTOSIZE_MIN)
+		n = MRC_BURST_AUTOSIZE_MIN;
+	return n < max ? (u32)n : max;
+}
+
+/**
  * mrc_conn_rx() - a decoded packet arrived for this connection.
  * @conn: connection
  * @now: current time

@@ -66,6 +66,8 @@ extern "C" {
 #define MRC_MTU_MIN		64
 #define MRC_MTU_MAX		65536
 #define MRC_RTO_EXP_MAX		24
+/* The fewest packets mrc_conn_burst_autosize() cuts a flowcell to. */
+#define MRC_BURST_AUTOSIZE_MIN	8
 /* Reordering window, per mille of the minimum RTT (cfg.reo_wnd_pm). */
 #define MRC_REO_WND_PM_DEFAULT	250
 #define MRC_REO_WND_PM_MAX	4000
@@ -758,6 +760,8 @@ int mrc_conn_send(struct mrc_conn *conn, u64 now, u32 len, u32 imm,
 int mrc_conn_poll_tx(struct mrc_conn *conn, u64 now, struct mrc_tx_desc *desc);
 int mrc_conn_poll_tx_burst(struct mrc_conn *conn, u64 now,
 			   struct mrc_tx_desc *desc, u32 max);
+u32 mrc_conn_burst_autosize(const struct mrc_conn *conn, u32 max, u32 seg,
+			    u64 interval_ns);
 int mrc_conn_rx(struct mrc_conn *conn, u64 now, const struct mrc_pkt *pkt,
 		u32 rx_ev, u32 rx_flags);
 void mrc_conn_on_timer(struct mrc_conn *conn, u64 now);

@@ -62,6 +62,17 @@
 #    ICRC of its own pseudo-header, UDP length included, which hB
 #    recomputes).
 #
+# One more srh transfer with flowcells goes through a shaper: tbf on hA's
+# uplinks (20 Mbit/s each, a 32 KB bucket) cuts a GSO skb longer than its
+# bucket into packets. Flowcells are autosized to a millisecond of one
+# plane's share of the connection's rate (net.mrc.tx_burst_autosize_us,
+# kmod/core/mrc_conn.c): hA's TxFlowcellsAutosized above 0, and every
+# flowcell check above holds. With net.mrc.tx_burst_autosize_us 0
+# (MRC_FC_AUTOSIZE_US=0 in the environment) the counter stays 0 and that
+# check fails (the other flowcell checks still hold there: this test's
+# flowcells are 4 packets on average, window- and message-bound, and tbf
+# cuts only the longer ones; 0.54 skb per packet against 0.31 in one run).
+#
 # One more srh transfer with flowcells has its ICRCs computed in turn by
 # the crypto API's "crc32" driver and by crc32_le (module parameter icrc
 # switched every 100 ms, mrc_lib.sh): each implementation's packets
@@ -99,6 +110,9 @@ le() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x <= y) }'; }
 ge() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x >= y) }'; }
 
 fabric_create || exit $ksft_fail
+# MRC_FC_AUTOSIZE_US=0 shows the shaped run fail without autosizing.
+[ -n "${MRC_FC_AUTOSIZE_US:-}" ] &&
+	fabric_exec hA sysctl -qw net.mrc.tx_burst_autosize_us="$MRC_FC_AUTOSIZE_US"
 HB=${FAB_HADDR[hB]}
 mrc_fabric_planes || exit $ksft_fail
 # The module's default burst (uapi MRC_EV_BURST_DEFAULT), run and restored.
@@ -110,7 +124,7 @@ run() {
 	local mode=$1 burst=$2 name="$1-burst$2${3:+-rcvbuf$3}${run_tag:-}" h rc src spid
 	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc k0 k1 held
 	local c0 c1 copied tx0 tx1 p0 p1 r0 r1 s0 s1 steered w0 w1 inplace
-	local x0 x1 lost
+	local x0 x1 lost z0 z1
 	for h in hA hB; do
 		mrcctl "$h" profile set id 0 burst "$burst" >/dev/null ||
 			{ check "$name: profile burst $burst" false; return; }
@@ -121,7 +135,7 @@ run() {
 	f0=$(counter hB RxFlowcells) k0=$(counter hB RxHeld) c0=$(counter hB RxCopied)
 	u0=$(counter hA TxPagesReused) g0=$(counter hA TxFragPagesReused)
 	s0=$(counter hB RxSteered) w0=$(counter hA TxFlowcellsInPlace)
-	x0=$(fabric_drops)
+	x0=$(fabric_drops) z0=$(counter hA TxFlowcellsAutosized)
 	fabric_exec hB taskset -c 0 ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 ${3:+--rcvbuf $3} \
 		>"$out/$name.srv" 2>"$out/$name.srv.err" &
 	spid=$!
@@ -138,7 +152,7 @@ run() {
 	u1=$(counter hA TxPagesReused) g1=$(counter hA TxFragPagesReused)
 	s1=$(counter hB RxSteered) steered=$((s1 - s0))
 	w1=$(counter hA TxFlowcellsInPlace) inplace=$((w1 - w0))
-	x1=$(fabric_drops)
+	x1=$(fabric_drops) z1=$(counter hA TxFlowcellsAutosized)
 	xfer_verdict "$name" "$out" "$rc" "$src"
 	skbs=$((tx1 - tx0)) pkts=$((p1 - p0)) rskbs=$((d1 - d0)) rx=$((r1 - r0))
 	txr=$(ratio "$skbs" "$pkts") rxr=$(ratio "$rskbs" "$rx") fc=$((f1 - f0))
@@ -150,7 +164,8 @@ run() {
 		"$held payloads held in their skb, $copied copied;" \
 		"$reused pages reused for $((${sent:-0} / 4096)) pages' worth sent," \
 		"$fragre frag pages filled again, $inplace flowcells sent in place," \
-		"$steered flowcells steered; the fabric dropped $((x1 - x0)) skbs;" \
+		"$steered flowcells steered, $((z1 - z0)) autosized;" \
+		"the fabric dropped $((x1 - x0)) skbs;" \
 		"$(grep rate "$out/$name.cli")"
 	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
 	check "$name: messages sent in pages of completed ones ($reused TxPagesReused >= 1/64 of $((${sent:-0} / 4096)))" \
@@ -204,6 +219,10 @@ run() {
 	check_timed "$name: the receiver processed every packet ($rx >= 0.9 x ($pkts - $lost lost in the fabric))" \
 		[ "$((rx * 10))" -ge "$(((pkts - lost) * 9))" ]
 	check "$name: every ICRC right ($((i1 - i0)) RxBadIcrc)" [ "$i1" = "$i0" ]
+	if [ "${shaped:-}" ]; then
+		check "$name: flowcells autosized to the shaped rate ($((z1 - z0)) TxFlowcellsAutosized > 0)" \
+			[ "$((z1 - z0))" -gt 0 ]
+	fi
 }
 
 for mode in srh usid none; do
@@ -243,6 +262,17 @@ for mode in srh usid none; do
 		else
 			check "icrc=crypto: a crypto \"crc32\" driver" false
 		fi
+		# Through a shaper: the flowcell checks of run() (hA's devices
+		# send fewer skbs than packets, hB's receive them whole) hold
+		# only if flowcells fit tbf's bucket, i.e. if autosizing cut
+		# them to a millisecond of the connection's rate. Steering's
+		# floor at 6,000 bytes: the autosized flowcells of 8 packets
+		# (MRC_BURST_AUTOSIZE_MIN) are steered too.
+		fabric_tbf --host hA 20mbit 32kb 20ms || check "tbf on hA's uplinks" false
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_bytes=6000
+		shaped=1 run_tag=-shaped run "$mode" "$def_burst"
+		fabric_exec hB sysctl -qw net.mrc.rx_steer_min_bytes="$steer_min"
+		fabric_tbf --host hA clear
 	fi
 done
 for h in hA hB; do mrcctl "$h" profile set id 0 burst "$def_burst" >/dev/null; done

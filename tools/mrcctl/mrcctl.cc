@@ -268,8 +268,9 @@ constexpr std::array<const char*, __MRC_STATS_ATTR_CNT> kStatNames = {
     "ev_probes_sent",
     "ev_probes_replied",
     "tx_flowcells_in_place",
+    "tx_flowcells_autosized",
 };
-static_assert(MRC_STATS_ATTR_TX_FLOWCELLS_IN_PLACE == kStatNames.size() - 1,
+static_assert(MRC_STATS_ATTR_TX_FLOWCELLS_AUTOSIZED == kStatNames.size() - 1,
               "a name for every stats attribute");
 
 Stats DecodeStats(nlmsghdr* nlh) {

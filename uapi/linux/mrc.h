@@ -504,6 +504,10 @@ enum mrc_cc_attr {
  * @MRC_STATS_ATTR_TX_FLOWCELLS_IN_PLACE: flowcells sent from their
  *	message's own pages (laid out as on the wire when the message was
  *	queued), without a copy into frags
+ * @MRC_STATS_ATTR_TX_FLOWCELLS_AUTOSIZED: flowcells sent shorter than
+ *	their EV profile's burst because a millisecond (sysctl
+ *	net.mrc.tx_burst_autosize_us) of one plane's share of their
+ *	connection's rate is less
  *
  * The datapath counters (RX_PKTS onwards) are those of /proc/net/mrc.
  */
@@ -594,6 +598,7 @@ enum mrc_stats_attr {
 	MRC_STATS_ATTR_EV_PROBES_SENT,
 	MRC_STATS_ATTR_EV_PROBES_REPLIED,
 	MRC_STATS_ATTR_TX_FLOWCELLS_IN_PLACE,
+	MRC_STATS_ATTR_TX_FLOWCELLS_AUTOSIZED,
 
 	/* private: */
 	__MRC_STATS_ATTR_CNT,

@@ -1451,6 +1451,55 @@ TEST_F(BurstTest, RetransmissionsAreNotBursts) {
     check_burst(v[2]);
 }
 
+// A flowcell lasts at most an interval at one plane's share of the
+// connection's rate, window over smoothed RTT over the 2 planes of the
+// fixture (mrc_conn_burst_autosize(), tcp_tso_autosize()'s rule).
+class BurstAutosizeTest : public BurstTest {
+  protected:
+    // A 256 KiB window and one RTT sample of @rtt (PSN 0's SACK).
+    void with_rtt(u64 rtt) {
+        cfg_.cc.fixed_wnd_bytes = 256 * 1024;
+        create();
+        ASSERT_EQ(mrc_conn_send(c_, 0, 4 * 1024, 0, 0, 1, nullptr), MRC_OK);
+        bursts(0, 4);
+        mrc_pkt s = sack(0, 0, 1);
+        s.sack.ack_psn_off = 0;  // trigger = cack = PSN 0
+        ASSERT_GE(rx(rtt, s), 0);
+        ASSERT_EQ(stats().srtt_ns, rtt);
+    }
+    static constexpr u64 kMs = 1000 * kUs;
+};
+
+TEST_F(BurstAutosizeTest, FlowcellIsAMillisecondOfAPlanesShare) {
+    // 256 KiB per 10 ms: 26,214 bytes per ms, 13,107 per plane, 12
+    // packets of 1,088 bytes.
+    with_rtt(10 * kMs);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, kMs), 12u);
+    // Twice the interval, twice the packets, up to the host's longest.
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, 2 * kMs), 24u);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, 4 * kMs), 32u);
+}
+
+TEST_F(BurstAutosizeTest, FastConnectionKeepsTheLongestFlowcell) {
+    with_rtt(100 * kUs);  // 2.6 GB/s
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, kMs), 32u);
+}
+
+TEST_F(BurstAutosizeTest, SlowConnectionKeepsTheFloor) {
+    with_rtt(1000 * kMs);  // 262 bytes per ms
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, kMs), u32{MRC_BURST_AUTOSIZE_MIN});
+    // A host that takes fewer than the floor gets what it takes.
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 4, 1088, kMs), 4u);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 1, 1088, kMs), 1u);
+}
+
+TEST_F(BurstAutosizeTest, OffOrBeforeAnRttSampleTheHostsLongest) {
+    with_rtt(10 * kMs);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, 0), 32u);
+    create();  // no sample yet
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, kMs), 32u);
+}
+
 // Loss detection before the timeout (kmod/core/mrc_req_loss.c).
 class LossTest : public ReqTest {
   protected:
