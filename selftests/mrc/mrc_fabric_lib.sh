@@ -483,20 +483,30 @@ fabric_sid_count() {
 	echo "${BASH_REMATCH[1]}"
 }
 
+# _fab_ip_each DIR IP-ARGS... -- [NODE...]: "ip -n <namespace> IP-ARGS" for
+# every node (default: all) at once, each node's output in DIR/<node>.
+_fab_ip_each() {
+	local dir=$1 args=() node pids=()
+	shift
+	while (($#)) && [ "$1" != -- ]; do args+=("$1"); shift; done
+	(($#)) && shift
+	local nodes=("$@")
+	((${#nodes[@]})) || nodes=("${FAB_NODES[@]}")
+	for node in "${nodes[@]}"; do
+		node=${node#"$FAB_PREFIX"}
+		ip -n "$FAB_PREFIX$node" "${args[@]}" >"$dir/$node" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"	# only ours: the caller may have servers running
+}
+
 # fabric_sid_counts [NODE...]: "node prefix packets" for every counted SID
 # route of the nodes (default: all), read in parallel: a snapshot of the
 # whole fabric costs about as much as two fabric_sid_count calls.
 fabric_sid_counts() {
-	local tmp node pids=()
-	local nodes=("$@")
-	((${#nodes[@]})) || nodes=("${FAB_NODES[@]}")
+	local tmp
 	tmp=$(mktemp -d)
-	for node in "${nodes[@]}"; do
-		node=${node#"$FAB_PREFIX"}
-		ip -n "$FAB_PREFIX$node" -s -6 route show >"$tmp/$node" 2>&1 &
-		pids+=($!)
-	done
-	wait "${pids[@]}"	# only ours: the caller may have servers running
+	_fab_ip_each "$tmp" -s -6 route show -- "$@"
 	(cd "$tmp" && awk '/seg6local/ { for (i = 1; i < NF; i++) if ($i == "packets") print substr(FILENAME, 3), $1, $(i + 1) }' ./*)
 	rm -rf "$tmp"
 }
@@ -508,16 +518,9 @@ fabric_sid_counts() {
 # counted here, once (the peer counts a full backlog as an rx drop too,
 # so rx drops are left out). An skb may be a flowcell of many packets.
 fabric_drops() {
-	local tmp node pids=()
-	local nodes=("$@")
-	((${#nodes[@]})) || nodes=("${FAB_NODES[@]}")
+	local tmp
 	tmp=$(mktemp -d)
-	for node in "${nodes[@]}"; do
-		node=${node#"$FAB_PREFIX"}
-		ip -j -s -n "$FAB_PREFIX$node" link show >"$tmp/$node" 2>&1 &
-		pids+=($!)
-	done
-	wait "${pids[@]}"	# only ours: the caller may have servers running
+	_fab_ip_each "$tmp" -j -s link show -- "$@"
 	cat "$tmp"/* | jq -s '[.[][].stats64.tx.dropped] | add // 0'
 	rm -rf "$tmp"
 }
