@@ -588,8 +588,8 @@ static u32 mrc_conn_build_each(struct mrc_sock *ms,
 /*
  * Build every packet the engine has to send now into @q; lock held. A
  * flowcell (mrc_conn_poll_tx_burst()) becomes one UDP GSO skb, of at most
- * net.mrc.tx_burst_autosize_us of the connection's rate
- * (mrc_conn_burst_autosize()). The pass stops taking data once the
+ * net.mrc.tx_burst_autosize_us of one plane's share of the connection's
+ * rate (mrc_conn_burst_autosize()). The pass stops taking data once the
  * connection's bytes in this host's queues reach the namespace's limit
  * (mrc_tsq.c).
  */
