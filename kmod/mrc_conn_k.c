@@ -626,7 +626,8 @@ static void mrc_conn_drain_tx(struct mrc_sock *ms, u64 now,
 		if (skb) {
 			built += skb->truesize;
 			__skb_queue_tail(q, skb);
-			if (max < ms->tx_burst)
+			/* Cut by autosizing, not by its message or window. */
+			if (n == max && max < ms->tx_burst)
 				mrc_net_count(mrc_net(sock_net(&ms->sk)),
 					      MRC_CNT_TX_FLOWCELLS_AUTOSIZED);
 		} else {

@@ -169,10 +169,11 @@ struct socket;
  * @MRC_CNT_TX_FLOWCELLS_IN_PLACE: flowcells sent from their message's own
  *                         pages, laid out as on the wire at sendmsg(),
  *                         without a copy into frags (mrc_output.c)
- * @MRC_CNT_TX_FLOWCELLS_AUTOSIZED: flowcells sent shorter than their EV
+ * @MRC_CNT_TX_FLOWCELLS_AUTOSIZED: flowcells cut shorter than their EV
  *                         profile's burst: net.mrc.tx_burst_autosize_us of
  *                         one plane's share of the connection's rate was
- *                         less (mrc_conn_burst_autosize())
+ *                         less (mrc_conn_burst_autosize()), and they filled
+ *                         that length
  * @__MRC_CNT_MAX:         number of counters
  */
 enum mrc_net_counter {
@@ -383,7 +384,8 @@ struct mrc_net {
 /*
  * net.mrc.tx_burst_autosize_us: default and bound. TCP's TSO autosizing
  * (tcp_tso_autosize(): sk_pacing_shift 10, about a millisecond of its
- * pacing rate); a second at most keeps the engine's product in 64 bits.
+ * pacing rate); a second at most, the longest the engine sizes to
+ * (MRC_BURST_AUTOSIZE_INTERVAL_MAX).
  */
 #define MRC_TX_BURST_AUTOSIZE_US_DEF	1000
 #define MRC_TX_BURST_AUTOSIZE_US_MAX	1000000

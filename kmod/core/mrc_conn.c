@@ -345,7 +345,8 @@ int mrc_conn_poll_tx_burst(struct mrc_conn *conn, u64 now,
  * from there (tbf at 50 Mbit/s with a 32 KB bucket on each of 4 planes:
  * 71 Mbit/s with flowcells of 32 packets, 154 with 16, TCP x4 160, in one
  * boot; Documentation/networking/mrc-datapath.rst). Before the first RTT
- * sample: @max.
+ * sample: @max. An @interval_ns above MRC_BURST_AUTOSIZE_INTERVAL_MAX
+ * (about a second) counts as that.
  *
  * Return: 1..@max (@max if it is 0).
  */
@@ -356,7 +357,9 @@ u32 mrc_conn_burst_autosize(const struct mrc_conn *conn, u32 max, u32 seg,
 
 	if (!interval_ns || !srtt || !seg || max <= MRC_BURST_AUTOSIZE_MIN)
 		return max;
-	/* cwnd <= 2^30 and interval <= 2^30 ns (the host's bound): no overflow. */
+	/* cwnd <= 2^30 and interval <= 2^30 ns: the product fits in 64 bits. */
+	if (interval_ns > MRC_BURST_AUTOSIZE_INTERVAL_MAX)
+		interval_ns = MRC_BURST_AUTOSIZE_INTERVAL_MAX;
 	n = mrc_div64(mrc_div64((u64)mrc_cc_cwnd(&conn->cc) * interval_ns,
 				srtt), (u64)seg * (conn->cfg.n_planes ?: 1));
 	if (n < MRC_BURST_AUTOSIZE_MIN)

@@ -1493,6 +1493,14 @@ TEST_F(BurstAutosizeTest, SlowConnectionKeepsTheFloor) {
     EXPECT_EQ(mrc_conn_burst_autosize(c_, 1, 1088, kMs), 1u);
 }
 
+TEST_F(BurstAutosizeTest, LongIntervalIsASecondNotAnOverflow) {
+    // 256 KiB x 2^50 ns overflows 64 bits (to 0: the floor); the engine
+    // takes a second at most, whoever calls it.
+    with_rtt(10 * kMs);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, u64{1} << 50), 32u);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, ~u64{0}), 32u);
+}
+
 TEST_F(BurstAutosizeTest, OffOrBeforeAnRttSampleTheHostsLongest) {
     with_rtt(10 * kMs);
     EXPECT_EQ(mrc_conn_burst_autosize(c_, 32, 1088, 0), 32u);
