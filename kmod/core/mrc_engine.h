@@ -69,7 +69,7 @@ extern "C" {
 /* The fewest packets mrc_conn_burst_autosize() cuts a flowcell to. */
 #define MRC_BURST_AUTOSIZE_MIN	8
 /* The longest interval it sizes a flowcell to, in ns (2^30, about 1 s). */
-#define MRC_BURST_AUTOSIZE_INTERVAL_MAX	(1ull << 30)
+#define MRC_BURST_AUTOSIZE_INTERVAL_MAX	(1024ull * 1024 * 1024)
 /* Reordering window, per mille of the minimum RTT (cfg.reo_wnd_pm). */
 #define MRC_REO_WND_PM_DEFAULT	250
 #define MRC_REO_WND_PM_MAX	4000
