@@ -146,6 +146,13 @@ teardown() {
 
 # Bytes sent by hA on each plane uplink (device counters).
 plane_bytes() { inA bash -c 'for p in 0 1 2 3; do cat /sys/class/net/pl$p/statistics/tx_bytes; done' | tr '\n' ' '; }
+# Bytes the tbf shapers of hA's uplinks sent (0 without one): every
+# frame's bytes, headers of each segment of a GSO skb included, which the
+# devices' own tx_bytes count once per skb.
+shaper_bytes() {
+	inA bash -c 'for p in 0 1 2 3; do tc -s qdisc show dev pl$p; done' |
+		awk '$1 == "qdisc" { tbf = $2 == "tbf" } tbf && $1 == "Sent" { s += $2 } END { print s + 0 }'
+}
 
 # target COLUMN: mrcperf arguments that pick the transport and addresses.
 target() {
@@ -163,9 +170,10 @@ target() {
 }
 
 # run NAME COLUMN MODE ARGS...: one mrcperf client (all its repeats) on hA;
-# raw/NAME-COLUMN.json is its report, .planes the per-plane bytes.
+# raw/NAME-COLUMN.json is its report, .planes the per-plane bytes,
+# .shaper the bytes through the shapers (bench_report.py: payload per byte).
 run() {
-	local name=$1 col=$2 mode=$3 f rc b0 b1 tr
+	local name=$1 col=$2 mode=$3 f rc b0 b1 s0 s1 tr
 	shift 3
 	f=$raw/$name-$col
 	tr=${col%%-*}
@@ -175,11 +183,14 @@ run() {
 		return
 	fi
 	b0=$(plane_bytes)
+	s0=$(shaper_bytes)
 	# shellcheck disable=SC2046 # target's words
 	inA timeout 600 "$perf" "$mode" $(target "$col") --json --label "$name" -q \
 		--connect-timeout 5 "$@" >"$f.json" 2>"$f.err"
 	rc=$?
 	b1=$(plane_bytes)
+	s1=$(shaper_bytes)
+	echo $((s1 - s0)) >"$f.shaper"
 	paste -d' ' <(tr ' ' '\n' <<<"$b0") <(tr ' ' '\n' <<<"$b1") |
 		awk 'NF == 2 { printf "%s%d", n++ ? " " : "", $2 - $1 } END { print "" }' >"$f.planes"
 	if [ ! -s "$f.json" ]; then

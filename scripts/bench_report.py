@@ -14,8 +14,9 @@ Reads the mrcperf reports the guest wrote (raw/SCENARIO-COLUMN.json, with
   bench_report.py RAW_DIR OUT_DIR [--schema FILE] [--smoke]
 
 --schema validates results.json (python3-jsonschema). --smoke also checks
-that every scenario and column is present and that every cell of the
-scenarios without a failure in them succeeded; the exit status says so.
+that every scenario and column is present, that every cell of the
+scenarios without a failure in them succeeded, and that every shaped cell
+has a payload per shaper byte in (0, 1); the exit status says so.
 """
 import argparse
 import json
@@ -133,6 +134,21 @@ def phases(cell, meta, sc):
     }
 
 
+def payload_per_shaper_byte(cell):
+    """Payload the server received over the bytes hA's shapers sent (every
+    frame, headers included) for the whole client run, warm-up and repeats
+    included: what the headers and retransmissions leave of the wire."""
+    wire = cell.get("shaper_tx_bytes")
+    if not cell.get("ok") or not wire or wire <= 0:
+        return None
+    runs = cell.get("runs") or [cell]
+    try:
+        payload = sum(r["result"]["server_bytes"] for r in runs)
+    except (KeyError, TypeError):
+        return None
+    return payload / wire
+
+
 def assemble(raw, meta):
     tests = {}
     for sc, cols in scenarios(meta).items():
@@ -149,6 +165,11 @@ def assemble(raw, meta):
                     cell["plane_tx_bytes"] = [int(x) for x in f.read().split()]
             except (OSError, ValueError):
                 pass
+            try:
+                with open(base + ".shaper") as f:
+                    cell["shaper_tx_bytes"] = int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
             ev = read_events(base + ".events")
             if ev:
                 cell["events"] = ev
@@ -158,6 +179,9 @@ def assemble(raw, meta):
             g = res.get("goodput_mbps") if isinstance(res, dict) else None
             if cell.get("ok") and cap and isinstance(g, (int, float)):
                 derived["fraction_of_capacity"] = g / cap
+            ppb = payload_per_shaper_byte(cell)
+            if ppb is not None:
+                derived["payload_per_shaper_byte"] = ppb
             if sc in SERIES and cell.get("ok"):
                 try:
                     derived["phases"] = phases(cell, meta, sc)
@@ -208,6 +232,10 @@ def table(res):
         v = cell["derived"].get("fraction_of_capacity")
         return "-" if v is None else "%.0f%%" % (100 * v)
 
+    def ppb(cell):
+        v = cell["derived"].get("payload_per_shaper_byte")
+        return "-" if v is None else "%.3f" % v
+
     def planes(cell):
         b = cell.get("plane_tx_bytes") or []
         s = sum(b)
@@ -245,6 +273,7 @@ def table(res):
             row("  of %g Mbit/s" % agg, sc, None, frac)
             row("  CPU-us per MB", sc, None, sd)
         if sc == "shaped":
+            row("  payload per byte through tbf", sc, None, ppb)
             row("  bytes per plane", sc, None, planes)
     j = meta.get("jumbo_mtu", 0)
     if j:
@@ -252,6 +281,7 @@ def table(res):
         row("  CPU-us per MB", "unshaped-j%d" % j, None, sd)
         row("MTU %d shaped, Mbit/s" % j, "shaped-j%d" % j, None, gp)
         row("  of %g Mbit/s" % agg, "shaped-j%d" % j, None, frac)
+        row("  payload per byte through tbf", "shaped-j%d" % j, None, ppb)
     for sc, title in [("silent", "silent spine cut (carrier up)"),
                       ("planedown", "plane 0 down (carrier loss)")]:
         def ph(cell, k):
@@ -401,6 +431,12 @@ def smoke_problems(res):
                 probs.append("%s/%s: failed: %s" % (sc, c, cell.get("error")))
             elif cell.get("ok") and not cell.get("cpu", {}).get("valid"):
                 probs.append("%s/%s: no CPU figures" % (sc, c))
+            elif (cell.get("ok") and sc.startswith("shaped") and
+                  not 0 < (cell["derived"].get("payload_per_shaper_byte") or 0) < 1):
+                # Headers keep it below 1; above, the shapers' count missed
+                # frames (a GSO skb counted once, a qdisc bypassed).
+                probs.append("%s/%s: no payload per shaper byte (%s)" %
+                             (sc, c, cell["derived"].get("payload_per_shaper_byte")))
     meta = res["meta"]
     if not meta.get("mrc_unavailable") and meta.get("burst1") != "measured":
         probs.append("burst1: %s" % meta.get("burst1", "not in meta.json"))
