@@ -319,9 +319,9 @@ struct mrc_net_mib {
  *              (READ_ONCE)
  * @tx_burst_autosize_us: sysctl net.mrc.tx_burst_autosize_us: a flowcell
  *              lasts at most this long at one plane's share of its
- *              connection's rate, and has at least MRC_BURST_AUTOSIZE_MIN
- *              packets (0: the EV
- *              profile's burst whatever the rate; mrc_conn_burst_autosize());
+ *              connection's rate, and has the engine's floor of packets
+ *              (8 up to MTU 1500, 2 at 9000; 0: the EV profile's burst
+ *              whatever the rate; mrc_conn_burst_autosize());
  *              read by every transmit pass (READ_ONCE)
  * @hs_guard:   the stateless answers' rate (mrc_hs_guard.c; its own lock)
  * @ev_probes:  our EV probe runs in flight (mrc_ev_probe.c; its own lock)

@@ -337,16 +337,23 @@ int mrc_conn_poll_tx_burst(struct mrc_conn *conn, u64 now,
  * millisecond of its pacing rate (tcp_tso_autosize()); a flowcell is cut
  * the same way, to @interval_ns of one plane's share of the connection's
  * rate (window over smoothed RTT, over the planes configured: a plane
- * down makes flowcells shorter than they could be, never longer), and to
- * no fewer than MRC_BURST_AUTOSIZE_MIN packets. At a slow path's rate a
- * flowcell of 32 packets is milliseconds of one path's line time in one
- * go: the path's queue takes the whole burst at once, and a shaper whose
- * bucket holds less cuts it into packets again, each forwarded on its own
- * from there (tbf at 50 Mbit/s with a 32 KB bucket on each of 4 planes:
- * 71 Mbit/s with flowcells of 32 packets, 154 with 16, TCP x4 160, in one
- * boot; Documentation/networking/mrc-datapath.rst). Before the first RTT
- * sample: @max. An @interval_ns above MRC_BURST_AUTOSIZE_INTERVAL_MAX
- * (about a second) counts as that.
+ * down makes flowcells shorter than they could be, never longer). At a
+ * slow path's rate a flowcell of 32 packets is milliseconds of one path's
+ * line time in one go: the path's queue takes the whole burst at once,
+ * and a shaper whose bucket holds less cuts it into packets again, each
+ * forwarded on its own from there (tbf at 50 Mbit/s with a 32 KB bucket
+ * on each of 4 planes: 71 Mbit/s with flowcells of 32 packets, 154 with
+ * 16, TCP x4 160, in one boot; Documentation/networking/mrc-datapath.rst).
+ *
+ * The floor is MRC_BURST_AUTOSIZE_MIN packets, or as many as hold
+ * MRC_BURST_AUTOSIZE_MIN_BYTES where that is fewer, but at least
+ * MRC_BURST_AUTOSIZE_MIN_PKTS. A floor of 8 packets alone never cut a
+ * flowcell at MTU 9000, where the host's holds 6: their 53 KB bursts into
+ * one plane's queue left 149-168 of the 200 Mbit/s above, 2 packets
+ * 188-192 (the same document).
+ *
+ * Before the first RTT sample: @max. An @interval_ns above
+ * MRC_BURST_AUTOSIZE_INTERVAL_MAX (about a second) counts as that.
  *
  * Return: 1..@max (@max if it is 0).
  */
@@ -354,16 +361,24 @@ u32 mrc_conn_burst_autosize(const struct mrc_conn *conn, u32 max, u32 seg,
 			    u64 interval_ns)
 {
 	u64 srtt = conn->req.srtt_ns, n;
+	u32 least;
 
-	if (!interval_ns || !srtt || !seg || max <= MRC_BURST_AUTOSIZE_MIN)
+	if (!interval_ns || !srtt || !seg)
+		return max;
+	least = MRC_BURST_AUTOSIZE_MIN_BYTES / seg;
+	if (least > MRC_BURST_AUTOSIZE_MIN)
+		least = MRC_BURST_AUTOSIZE_MIN;
+	if (least < MRC_BURST_AUTOSIZE_MIN_PKTS)
+		least = MRC_BURST_AUTOSIZE_MIN_PKTS;
+	if (max <= least)
 		return max;
 	/* cwnd <= 2^30 and interval <= 2^30 ns: the product fits in 64 bits. */
 	if (interval_ns > MRC_BURST_AUTOSIZE_INTERVAL_MAX)
 		interval_ns = MRC_BURST_AUTOSIZE_INTERVAL_MAX;
 	n = mrc_div64(mrc_div64((u64)mrc_cc_cwnd(&conn->cc) * interval_ns,
 				srtt), (u64)seg * (conn->cfg.n_planes ?: 1));
-	if (n < MRC_BURST_AUTOSIZE_MIN)
-		n = MRC_BURST_AUTOSIZE_MIN;
+	if (n < least)
+		n = least;
 	return n < max ? (u32)n : max;
 }
 

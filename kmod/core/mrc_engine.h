@@ -66,8 +66,15 @@ extern "C" {
 #define MRC_MTU_MIN		64
 #define MRC_MTU_MAX		65536
 #define MRC_RTO_EXP_MAX		24
-/* The fewest packets mrc_conn_burst_autosize() cuts a flowcell to. */
-#define MRC_BURST_AUTOSIZE_MIN	8
+/*
+ * The fewest packets mrc_conn_burst_autosize() cuts a flowcell to:
+ * MRC_BURST_AUTOSIZE_MIN, or as many as hold MRC_BURST_AUTOSIZE_MIN_BYTES
+ * where that is fewer (jumbo frames), but never fewer than
+ * MRC_BURST_AUTOSIZE_MIN_PKTS (tcp_min_tso_segs' 2).
+ */
+#define MRC_BURST_AUTOSIZE_MIN		8
+#define MRC_BURST_AUTOSIZE_MIN_BYTES	12000	/* 8 frames of 1,500 */
+#define MRC_BURST_AUTOSIZE_MIN_PKTS	2
 /* The longest interval it sizes a flowcell to, in ns (2^30, about 1 s). */
 #define MRC_BURST_AUTOSIZE_INTERVAL_MAX	(1024ull * 1024 * 1024)
 /* Reordering window, per mille of the minimum RTT (cfg.reo_wnd_pm). */

@@ -73,6 +73,10 @@
 # flowcells are 4 packets on average, window- and message-bound, and tbf
 # cuts only the longer ones; 0.54 skb per packet against 0.31 in one run).
 #
+# Last, one srh transfer on a fabric of MTU 9000 behind the same shaper:
+# its flowcells of 9,000-byte packets autosized too (TxFlowcellsAutosized
+# above 0; the floor is 2 packets there, not 8: mrc_conn_burst_autosize()).
+#
 # One more srh transfer with flowcells has its ICRCs computed in turn by
 # the crypto API's "crc32" driver and by crc32_le (module parameter icrc
 # switched every 100 ms, mrc_lib.sh): each implementation's packets
@@ -276,5 +280,35 @@ for mode in srh usid none; do
 	fi
 done
 for h in hA hB; do mrcctl "$h" profile set id 0 burst "$def_burst" >/dev/null; done
+
+# Jumbo frames: at MTU 9000 a flowcell holds 6 packets (mrc_burst_max()),
+# which a floor of 8 packets would never cut; the floor is 2 there
+# (12,000 bytes' worth, at least 2: mrc_conn_burst_autosize()). One srh
+# transfer on a fabric of MTU 9000 behind the same shaper: digests equal,
+# hA's TxFlowcellsAutosized above 0 (0 with the floor of 8: seen).
+fabric_destroy
+FAB_MTU=9000 fabric_create || exit $ksft_fail
+[ -n "${MRC_FC_AUTOSIZE_US:-}" ] &&
+	fabric_exec hA sysctl -qw net.mrc.tx_burst_autosize_us="$MRC_FC_AUTOSIZE_US"
+mrc_fabric_planes || exit $ksft_fail
+mrc_fabric_routes srh || exit $ksft_fail
+fabric_tbf --host hA 20mbit 32kb 20ms || check "tbf on hA's uplinks (MTU 9000)" false
+name=srh-j9000-shaped port=$((port + 1))
+tx0=$(dev_stat hA tx) p0=$(counter hA TxPackets) z0=$(counter hA TxFlowcellsAutosized)
+fabric_exec hB ./mrc_xfer -l -p "$port" -n "$N" -M "$MAX" -s 11 >"$out/$name.srv" 2>"$out/$name.srv.err" &
+spid=$!
+sleep 0.3
+fabric_exec hA timeout 300 ./mrc_xfer -c "$HB" -p "$port" -n "$N" -M "$MAX" -s 22 \
+	>"$out/$name.cli" 2>"$out/$name.cli.err"
+rc=$?
+[ "$rc" != 0 ] && kill "$spid" 2>/dev/null
+wait "$spid"
+src=$?
+tx1=$(dev_stat hA tx) p1=$(counter hA TxPackets) z1=$(counter hA TxFlowcellsAutosized)
+xfer_verdict "$name" "$out" "$rc" "$src"
+log "$name: hA sent $((p1 - p0)) MRC packets in $((tx1 - tx0)) skbs," \
+	"$((z1 - z0)) flowcells autosized; $(grep rate "$out/$name.cli")"
+check "$name: flowcells of 9,000-byte packets autosized to the shaped rate ($((z1 - z0)) TxFlowcellsAutosized > 0)" \
+	[ "$((z1 - z0))" -gt 0 ]
 
 finish

@@ -1493,6 +1493,25 @@ TEST_F(BurstAutosizeTest, SlowConnectionKeepsTheFloor) {
     EXPECT_EQ(mrc_conn_burst_autosize(c_, 1, 1088, kMs), 1u);
 }
 
+TEST_F(BurstAutosizeTest, JumboFramesFloorIsTwoPackets) {
+    // 262 bytes per ms: the floor. Packets of 9,000 bytes: the 8 of the
+    // floor would be more than a host's flowcell of 6 holds, so none
+    // would ever be cut; 12,000 bytes' worth is 1, raised to 2.
+    with_rtt(1000 * kMs);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 6, 9000, kMs), u32{MRC_BURST_AUTOSIZE_MIN_PKTS});
+    // 4,000 bytes: 3 packets hold 12,000.
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 14, 4000, kMs), 3u);
+    // A host that takes no more than the floor gets what it takes.
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 2, 9000, kMs), 2u);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 1, 9000, kMs), 1u);
+    // At the rate of the first test (13,107 bytes per ms and plane): 1
+    // packet's worth, the floor.
+    with_rtt(10 * kMs);
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 6, 9000, kMs), 2u);
+    // Four times the interval: 5 packets.
+    EXPECT_EQ(mrc_conn_burst_autosize(c_, 6, 9000, 4 * kMs), 5u);
+}
+
 TEST_F(BurstAutosizeTest, LongIntervalIsASecondNotAnOverflow) {
     // 256 KiB x 2^50 ns overflows 64 bits (to 0: the floor); the engine
     // takes a second at most, whoever calls it.
