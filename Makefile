@@ -10,6 +10,8 @@
 #                   with KASAN, lockdep, kmemleak, UBSAN (not in CI: hours);
 #                   T='mrc_a.sh mrc_b.sh' runs those tests only
 #   make demo       boot the VM and show what works today
+#   make vm-selftests [T=NAME] the mrc collection (or one test of it) in the VM;
+#                   MRC_KO_PARAMS=ev_burst=1 runs it with per-packet spraying
 #   make vm-test T=NAME        run one selftest of the mrc collection in the VM
 #   make vm-run CMD='...'      run a command in the VM with mrc.ko loaded
 #   make vm-shell              interactive shell in the VM (Ctrl-A x quits)

@@ -653,21 +653,46 @@ out:
 /* Profiles                                                           */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The flowcell length of every profile that takes the defaults (a new
+ * namespace's profile 0, a profile added without a burst): the uapi's
+ * MRC_EV_BURST_DEFAULT unless the ev_burst parameter says otherwise. 1
+ * makes a host spray per packet, as MRC 1.0 does, without a profile set in
+ * each namespace: the selftest collection is run that way too
+ * (Documentation/networking/mrc-datapath.rst). Existing profiles keep
+ * theirs.
+ */
+static unsigned int mrc_ev_burst_default = MRC_EV_BURST_DEFAULT;
+
+static int mrc_ev_burst_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, MRC_EV_BURST_MAX);
+}
+
+static const struct kernel_param_ops mrc_ev_burst_ops = {
+	.set = mrc_ev_burst_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(ev_burst, &mrc_ev_burst_ops, &mrc_ev_burst_default, 0644);
+MODULE_PARM_DESC(ev_burst, "packets per flowcell of the profiles that take the defaults (1..64, default 32; 1: per-packet spraying)");
+
 /**
  * mrc_cfg_profile_defaults() - the documented defaults
  * @p:  filled
  * @id: profile id to put in it
  *
- * 128 EVs, active EVs and the floor derived by the engine, NSCC with the
- * UEC 1.0.3 parameters (target delay 0.75 base RTT, gamma 0.8, largest
- * decrease 0.5, initial and maximum window 1.5 BDP).
+ * 128 EVs, active EVs and the floor derived by the engine, flowcells of
+ * the ev_burst parameter's length (32), NSCC with the UEC 1.0.3
+ * parameters (target delay 0.75 base RTT, gamma 0.8, largest decrease
+ * 0.5, initial and maximum window 1.5 BDP).
  */
 void mrc_cfg_profile_defaults(struct mrc_cfg_profile *p, u32 id)
 {
 	memset(p, 0, sizeof(*p));
 	p->id = id;
 	p->ev_count = MRC_EV_COUNT_DEFAULT;
-	p->ev_burst = MRC_EV_BURST_DEFAULT;
+	p->ev_burst = READ_ONCE(mrc_ev_burst_default);
 	p->dscp = MRC_DSCP_DATA_DEFAULT;
 	p->dscp_ctl = MRC_DSCP_CTL_DEFAULT;
 	p->cc_algo = MRC_CC_ALGO_NSCC;

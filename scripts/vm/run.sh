@@ -17,6 +17,8 @@
 # Guest memory: MRC_VM_MEM (MiB, default 1024).
 # Extra kernel command line: MRC_VM_APPEND (e.g. "slub_debug=FZPU" to catch a
 # double free or a write after free where it happens, not at a later alloc).
+# mrc.ko's parameters: MRC_KO_PARAMS (e.g. "ev_burst=1"), given to insmod
+# and exported to the command, whose tests reload the module with them.
 # Logs: build/vm/logs/<name>/{job.sh,console.log,dmesg.txt}
 set -euo pipefail
 
@@ -61,10 +63,11 @@ rel=${logdir#"$top"/}
 {
 	echo '#!/bin/bash'
 	echo "export MRC_TOP=/mrc MRC_KO=/mrc/$ko MRC_SFX=$sfx MRC_LOGDIR=/mrc/$rel"
+	printf 'export MRC_KO_PARAMS=%q\n' "${MRC_KO_PARAMS:-}"
 	echo 'export PATH=/mrc/build/bin:$PATH'
 	if ((module)); then
-		echo 'insmod "$MRC_KO" || { echo "MRC-GUEST: insmod mrc.ko failed"; exit 124; }'
-		echo 'echo "MRC-GUEST: mrc.ko loaded, AF_MRC=$(cat /sys/module/mrc/parameters/family)"'
+		echo 'insmod "$MRC_KO" $MRC_KO_PARAMS || { echo "MRC-GUEST: insmod mrc.ko failed"; exit 124; }'
+		echo 'echo "MRC-GUEST: mrc.ko loaded${MRC_KO_PARAMS:+ with $MRC_KO_PARAMS}, AF_MRC=$(cat /sys/module/mrc/parameters/family)"'
 	fi
 	printf '%s\n' "$cmd"
 } >"$logdir/job.sh"

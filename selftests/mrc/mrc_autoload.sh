@@ -34,7 +34,8 @@ cleanup() {
 	ip link del mrcd1 2>/dev/null
 	rm -rf "$dir" "$tmp"
 	depmod -a "$kver"
-	insmod "$MRC_KO" || log "FAIL: insmod $MRC_KO after the test"
+	# shellcheck disable=SC2086 # one word per parameter
+	insmod "$MRC_KO" $MRC_KO_PARAMS || log "FAIL: insmod $MRC_KO after the test"
 }
 trap cleanup EXIT
 

@@ -7,6 +7,10 @@ ksft_fail=1
 ksft_skip=4
 
 MRC_KO=${MRC_KO:-/mrc/build/kmod/mrc.ko}
+# The parameters the rig loaded mrc.ko with (scripts/vm/run.sh; e.g.
+# "ev_burst=1" for the collection's run with per-packet spraying): a test
+# that unloads the module loads it again with them, unquoted, one word each.
+MRC_KO_PARAMS=${MRC_KO_PARAMS:-}
 mrc_failures=0
 mrc_failed_checks=()
 mrc_netns_list=()

@@ -7,9 +7,11 @@
 # family number given by its parameter (readable in sysfs), refuses a taken
 # or out-of-range number with a clear message, and cannot be removed while
 # a socket is open, and picks, logs and switches the ICRC's CRC
-# implementation (parameters icrc, icrc_impl). The rig scans the kernel
-# log for splats afterwards.
+# implementation (parameters icrc, icrc_impl), and takes the default
+# flowcell length of new profiles from its parameter ev_burst (1..64). The
+# rig scans the kernel log for splats afterwards.
 source ./mrc_lib.sh
+MRCCTL=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
 
 aliases=$(modinfo -F alias "$MRC_KO" | tr '\n' ' ')
 check "alias net-pf-12 ($aliases)" grep -qw net-pf-12 <<<"$aliases"
@@ -81,6 +83,22 @@ check "rmmod" rmmod mrc
 check "insmod icrc=crypto" insmod "$MRC_KO" icrc=crypto
 expect_eq "icrc_impl at load with icrc=crypto" "$drv" "$(cat $P/icrc_impl)"
 check "rmmod" rmmod mrc
+# ev_burst: the flowcell length of the profiles that take the defaults
+# (32; 1..64), read when a namespace's profile 0 is made.
+check "insmod ev_burst=1" insmod "$MRC_KO" ev_burst=1
+expect_eq "ev_burst at load" 1 "$(cat $P/ev_burst)"
+ip netns add mrc_lu_b1
+expect_eq "a new namespace's profile 0 sprays per packet" 1 \
+	"$(ip netns exec mrc_lu_b1 "$MRCCTL" -j profile show id 0 | grep -o '"burst":[0-9]*' | cut -d: -f2)"
+check "ev_burst=16 at run time" sh -c "echo 16 >$P/ev_burst"
+check "ev_burst=0 refused" eval "! sh -c 'echo 0 >$P/ev_burst' 2>/dev/null"
+check "ev_burst=65 refused" eval "! sh -c 'echo 65 >$P/ev_burst' 2>/dev/null"
+expect_eq "ev_burst unchanged by the refusals" 16 "$(cat $P/ev_burst)"
+expect_eq "an existing namespace keeps its profile" 1 \
+	"$(ip netns exec mrc_lu_b1 "$MRCCTL" -j profile show id 0 | grep -o '"burst":[0-9]*' | cut -d: -f2)"
+ip netns del mrc_lu_b1
+check "rmmod" rmmod mrc
+check "insmod ev_burst=65 is refused" eval '! insmod "$MRC_KO" ev_burst=65 2>/dev/null'
 check "insmod icrc=bogus is refused" eval '! insmod "$MRC_KO" icrc=bogus 2>/dev/null'
 check "insmod icrc_impl=lib is refused" eval '! insmod "$MRC_KO" icrc_impl=lib 2>/dev/null'
 check "module not left loaded" test ! -d /sys/module/mrc
@@ -98,6 +116,7 @@ kill "$holder"; wait "$holder" 2>/dev/null; exec 3<&-
 for _ in $(seq 50); do rmmod mrc 2>/dev/null && break; sleep 0.1; done
 check "rmmod succeeds once the socket is closed" test ! -d /sys/module/mrc
 
-# Leave the module loaded for the tests that follow.
-check "final insmod" insmod "$MRC_KO"
+# Leave the module loaded for the tests that follow, as the rig loaded it.
+# shellcheck disable=SC2086 # one word per parameter
+check "final insmod${MRC_KO_PARAMS:+ $MRC_KO_PARAMS}" insmod "$MRC_KO" $MRC_KO_PARAMS
 finish

@@ -134,7 +134,9 @@ expect_refused "route get without covering route" 1 \
 expect_eq "route dump has 2 routes" 2 "$("$M" -n nlA -j route show | count '"dst"')"
 
 # --- profiles -------------------------------------------------------------
-PF0='{"id":0,"ev":{"count":128,"active_per_plane":0,"min_active":0,"burst":32,"dscp":0,"dscp_ctl":48},"cc":{"algo":"nscc","target_delay_pm":750,"gamma_pm":800,"max_md_pm":500,"max_wnd_pm":1500,"init_wnd_pm":1500,"link_mbps":100000,"init_wnd_shared":true}}'
+# Profile 0's burst is the module's ev_burst (32 unless loaded otherwise).
+EVB=$(cat /sys/module/mrc/parameters/ev_burst)
+PF0='{"id":0,"ev":{"count":128,"active_per_plane":0,"min_active":0,"burst":'"$EVB"',"dscp":0,"dscp_ctl":48},"cc":{"algo":"nscc","target_delay_pm":750,"gamma_pm":800,"max_md_pm":500,"max_wnd_pm":1500,"init_wnd_pm":1500,"link_mbps":100000,"init_wnd_shared":true}}'
 expect_eq "default profile" "[$PF0]" "$("$M" -n nlA -j profile show)"
 run "$M" -n nlA profile add id 3 ev-count 256 ev-active 24 cc-algo fixed
 expect_eq "profile add" 0 "$rc"
@@ -313,7 +315,8 @@ run rmmod mrc
 expect_eq "rmmod with configuration present" 0 "$rc"
 run "$M" plane show
 expect_eq "family gone: exit code 3" 3 "$rc"
-run insmod "$MRC_KO"
+# shellcheck disable=SC2086 # one word per parameter
+run insmod "$MRC_KO" $MRC_KO_PARAMS
 expect_eq "module reloaded" 0 "$rc"
 expect_eq "fresh module: no planes in nlA" "[]" "$("$M" -n nlA -j plane show)"
 expect_eq "fresh module: no planes in init_net" "[]" "$("$M" -j plane show)"

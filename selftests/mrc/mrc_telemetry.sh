@@ -261,6 +261,7 @@ run_rc 5 "run mrcstat attach" "show after detach" "$S" -j
 check "rmmod after detach" rmmod mrc
 run_rc 3 "module is not loaded" "attach without mrc.ko" "$S" attach
 check "nothing pinned by a failed attach" test ! -e "$PIN"
-check "insmod again" insmod "$MRC_KO"
+# shellcheck disable=SC2086 # one word per parameter
+check "insmod again" insmod "$MRC_KO" $MRC_KO_PARAMS
 
 finish
