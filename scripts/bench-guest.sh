@@ -148,10 +148,12 @@ teardown() {
 plane_bytes() { inA bash -c 'for p in 0 1 2 3; do cat /sys/class/net/pl$p/statistics/tx_bytes; done' | tr '\n' ' '; }
 # Bytes the tbf shapers of hA's uplinks sent (0 without one): every
 # frame's bytes, headers of each segment of a GSO skb included, which the
-# devices' own tx_bytes count once per skb.
+# devices' own tx_bytes count once per skb. Printed with %.0f: mawk prints
+# a sum above 2^31 as 2.32095e+09, which bash's arithmetic refuses (the
+# full bench of 84cc5ec lost every cell after the shaped MRC one to it).
 shaper_bytes() {
 	inA bash -c 'for p in 0 1 2 3; do tc -s qdisc show dev pl$p; done' |
-		awk '$1 == "qdisc" { tbf = $2 == "tbf" } tbf && $1 == "Sent" { s += $2 } END { print s + 0 }'
+		awk '$1 == "qdisc" { tbf = $2 == "tbf" } tbf && $1 == "Sent" { s += $2 } END { printf "%.0f\n", s }'
 }
 
 # target COLUMN: mrcperf arguments that pick the transport and addresses.
@@ -192,7 +194,7 @@ run() {
 	s1=$(shaper_bytes)
 	echo $((s1 - s0)) >"$f.shaper"
 	paste -d' ' <(tr ' ' '\n' <<<"$b0") <(tr ' ' '\n' <<<"$b1") |
-		awk 'NF == 2 { printf "%s%d", n++ ? " " : "", $2 - $1 } END { print "" }' >"$f.planes"
+		awk 'NF == 2 { printf "%s%.0f", n++ ? " " : "", $2 - $1 } END { print "" }' >"$f.planes"
 	if [ ! -s "$f.json" ]; then
 		printf '{"ok":false,"error":"mrcperf exit %s: %s"}\n' "$rc" \
 			"$(tail -n 1 "$f.err" | tr '"' "'" | cut -c1-200)" >"$f.json"
@@ -283,8 +285,8 @@ profile_counters() {
 profile_counter_deltas() {
 	awk -v bytes="${3:-0}" 'NR == FNR { before[$1] = $2; next }
 		{ d = $2 - before[$1]; if (d <= 0) next
-		  if (bytes > 0) printf "  %-44s %12d  %10.1f/MB\n", $1, d, d / (bytes / 1e6)
-		  else printf "  %-44s %12d\n", $1, d }' "$1" "$2"
+		  if (bytes > 0) printf "  %-44s %12.0f  %10.1f/MB\n", $1, d, d / (bytes / 1e6)
+		  else printf "  %-44s %12.0f\n", $1, d }' "$1" "$2"
 }
 
 # ---- BENCH_PROFILE=1 (make bench-profile): where the cycles go. perf samples
