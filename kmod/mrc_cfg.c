@@ -659,8 +659,8 @@ out:
  * MRC_EV_BURST_DEFAULT unless the ev_burst parameter says otherwise. 1
  * makes a host spray per packet, as MRC 1.0 does, without a profile set in
  * each namespace: the selftest collection is run that way too
- * (Documentation/networking/mrc-datapath.rst). Existing profiles keep
- * theirs.
+ * (MRC_KO_PARAMS, Documentation/dev-tools/mrc-rig.rst). Existing profiles
+ * keep theirs.
  */
 static unsigned int mrc_ev_burst_default = MRC_EV_BURST_DEFAULT;
 

@@ -124,8 +124,7 @@ mrc_fabric_planes || exit $ksft_fail
 # ev_burst=1) profile 0 has burst 1: flowcells get the uapi's default.
 def_burst=$(mrcctl hA -j profile show id 0 | grep -o '"burst":[0-9]*' | cut -d: -f2)
 if [ "$def_burst" = 1 ]; then
-	def_burst=$(awk '$1 == "#define" && $2 == "MRC_EV_BURST_DEFAULT" { print $3 }' \
-		"${MRC_TOP:-/mrc}/uapi/linux/mrc.h")
+	def_burst=$(mrc_uapi_burst_default)
 	log "profile 0 sprays per packet (ev_burst=1): flowcells of ${def_burst:-?} (uapi)"
 fi
 check "the default burst is a flowcell (${def_burst:-none} > 1)" [ "${def_burst:-0}" -gt 1 ]

@@ -11,6 +11,13 @@ MRC_KO=${MRC_KO:-/mrc/build/kmod/mrc.ko}
 # "ev_burst=1" for the collection's run with per-packet spraying): a test
 # that unloads the module loads it again with them, unquoted, one word each.
 MRC_KO_PARAMS=${MRC_KO_PARAMS:-}
+
+# mrc_uapi_burst_default: the uapi's MRC_EV_BURST_DEFAULT, for a test about
+# flowcells that must have them when the rig loaded mrc.ko with ev_burst=1.
+mrc_uapi_burst_default() {
+	awk '$1 == "#define" && $2 == "MRC_EV_BURST_DEFAULT" { print $3 }' \
+		"${MRC_TOP:-/mrc}/uapi/linux/mrc.h"
+}
 mrc_failures=0
 mrc_failed_checks=()
 mrc_netns_list=()

@@ -47,9 +47,12 @@ trap 'fabric_destroy; rm -rf "$out"' EXIT
 
 fabric_create 2 4 || exit $ksft_fail
 mrc_fabric_up srh || exit $ksft_fail
+# Flowcells of the uapi's default burst even when the rig sprays per packet
+# (MRC_KO_PARAMS ev_burst=1): the refusals below need them.
+burst=$(mrc_uapi_burst_default)
 for h in hA hB; do
-	mrcctl "$h" profile set id 0 cc-algo fixed max-wnd 3000 init-wnd 3000 >/dev/null ||
-		{ check "profile: fixed window of 512 KiB on $h" false; exit $ksft_fail; }
+	mrcctl "$h" profile set id 0 cc-algo fixed max-wnd 3000 init-wnd 3000 burst "${burst:-0}" >/dev/null ||
+		{ check "profile: fixed window of 512 KiB, burst ${burst:-?} on $h" false; exit $ksft_fail; }
 done
 # 50 Mbit/s per plane, 20 ms of queue (the bench's shaped cell) and a 64 KB
 # bucket, so that a flowcell of the default burst (32 packets, about 46 KB

@@ -26,11 +26,12 @@ cleanup() {
 	rmmod rdma_rxe 2>/dev/null
 	rm -rf "$out"
 	mrc_cleanup
-	# Leave the module as the rig loaded it (default parameters).
+	# Leave the module as the rig loaded it (its parameters, MRC_KO_PARAMS).
 	if ! grep -q '^UdpPort 4791$' /proc/net/mrc 2>/dev/null ||
 	   [ "$(cat /sys/module/mrc/parameters/udp_eager 2>/dev/null)" != N ]; then
 		rmmod mrc 2>/dev/null
-		insmod "$MRC_KO"
+		# shellcheck disable=SC2086 # one word per parameter
+		insmod "$MRC_KO" $MRC_KO_PARAMS
 	fi
 }
 trap cleanup EXIT
@@ -66,7 +67,8 @@ xfer() {
 }
 
 # A fresh module: whatever earlier tests did in this namespace is gone.
-rmmod mrc && insmod "$MRC_KO" || { log "cannot reload mrc.ko"; exit $ksft_fail; }
+# shellcheck disable=SC2086 # one word per parameter
+rmmod mrc && insmod "$MRC_KO" $MRC_KO_PARAMS || { log "cannot reload mrc.ko"; exit $ksft_fail; }
 expect_eq "no UDP socket before any MRC socket (UdpBound)" 0 "$(proc_counter UdpBound)"
 expect_eq "default port (UdpPort)" 4791 "$(proc_counter UdpPort)"
 check "UDP 4791 free in the initial namespace" eval '! udp6_bound 4791'
@@ -105,7 +107,8 @@ ip link del rxev0
 check "rmmod rdma_rxe" rmmod rdma_rxe
 
 # udp_eager=1: every namespace binds at creation (the previous behaviour).
-rmmod mrc && insmod "$MRC_KO" udp_eager=1 || exit $ksft_fail
+# shellcheck disable=SC2086 # one word per parameter
+rmmod mrc && insmod "$MRC_KO" udp_eager=1 $MRC_KO_PARAMS || exit $ksft_fail
 expect_eq "udp_eager=1: bound at load (UdpBound)" 1 "$(proc_counter UdpBound)"
 check "udp_eager=1: UDP 4791 held" udp6_bound 4791
 netns_add rxC || exit $ksft_fail
