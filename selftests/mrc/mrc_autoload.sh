@@ -34,8 +34,7 @@ cleanup() {
 	ip link del mrcd1 2>/dev/null
 	rm -rf "$dir" "$tmp"
 	depmod -a "$kver"
-	# shellcheck disable=SC2086 # one word per parameter
-	insmod "$MRC_KO" $MRC_KO_PARAMS || log "FAIL: insmod $MRC_KO after the test"
+	mrc_insmod || log "FAIL: insmod $MRC_KO after the test"
 }
 trap cleanup EXIT
 

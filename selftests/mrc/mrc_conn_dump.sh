@@ -13,8 +13,7 @@ cd "$(dirname "$0")" || exit 1
 
 M=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
 [ -x "$M" ] || { log "mrcctl not built at $M (make userspace)"; exit $ksft_fail; }
-# shellcheck disable=SC2086 # one word per parameter
-mrc_loaded || insmod "$MRC_KO" $MRC_KO_PARAMS || { log "cannot load $MRC_KO"; exit $ksft_fail; }
+mrc_loaded || mrc_insmod || { log "cannot load $MRC_KO"; exit $ksft_fail; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"; mrc_cleanup' EXIT
 

@@ -9,8 +9,15 @@ ksft_skip=4
 MRC_KO=${MRC_KO:-/mrc/build/kmod/mrc.ko}
 # The parameters the rig loaded mrc.ko with (scripts/vm/run.sh; e.g.
 # "ev_burst=1" for the collection's run with per-packet spraying): a test
-# that unloads the module loads it again with them, unquoted, one word each.
+# that unloads the module loads it again with them (mrc_insmod).
 MRC_KO_PARAMS=${MRC_KO_PARAMS:-}
+
+# mrc_insmod [PARAM...]: load mrc.ko as the rig did, MRC_KO_PARAMS (one word
+# per parameter) and then PARAMs.
+mrc_insmod() {
+	# shellcheck disable=SC2086 # one word per parameter
+	insmod "$MRC_KO" $MRC_KO_PARAMS "$@"
+}
 
 # mrc_uapi_burst_default: the uapi's MRC_EV_BURST_DEFAULT, for a test about
 # flowcells that must have them when the rig loaded mrc.ko with ev_burst=1.

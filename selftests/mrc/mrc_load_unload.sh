@@ -117,6 +117,5 @@ for _ in $(seq 50); do rmmod mrc 2>/dev/null && break; sleep 0.1; done
 check "rmmod succeeds once the socket is closed" test ! -d /sys/module/mrc
 
 # Leave the module loaded for the tests that follow, as the rig loaded it.
-# shellcheck disable=SC2086 # one word per parameter
-check "final insmod${MRC_KO_PARAMS:+ $MRC_KO_PARAMS}" insmod "$MRC_KO" $MRC_KO_PARAMS
+check "final insmod${MRC_KO_PARAMS:+ $MRC_KO_PARAMS}" mrc_insmod
 finish

@@ -315,8 +315,7 @@ run rmmod mrc
 expect_eq "rmmod with configuration present" 0 "$rc"
 run "$M" plane show
 expect_eq "family gone: exit code 3" 3 "$rc"
-# shellcheck disable=SC2086 # one word per parameter
-run insmod "$MRC_KO" $MRC_KO_PARAMS
+run mrc_insmod
 expect_eq "module reloaded" 0 "$rc"
 expect_eq "fresh module: no planes in nlA" "[]" "$("$M" -n nlA -j plane show)"
 expect_eq "fresh module: no planes in init_net" "[]" "$("$M" -j plane show)"

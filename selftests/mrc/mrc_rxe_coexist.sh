@@ -30,8 +30,7 @@ cleanup() {
 	if ! grep -q '^UdpPort 4791$' /proc/net/mrc 2>/dev/null ||
 	   [ "$(cat /sys/module/mrc/parameters/udp_eager 2>/dev/null)" != N ]; then
 		rmmod mrc 2>/dev/null
-		# shellcheck disable=SC2086 # one word per parameter
-		insmod "$MRC_KO" $MRC_KO_PARAMS
+		mrc_insmod
 	fi
 }
 trap cleanup EXIT
@@ -67,8 +66,7 @@ xfer() {
 }
 
 # A fresh module: whatever earlier tests did in this namespace is gone.
-# shellcheck disable=SC2086 # one word per parameter
-rmmod mrc && insmod "$MRC_KO" $MRC_KO_PARAMS || { log "cannot reload mrc.ko"; exit $ksft_fail; }
+rmmod mrc && mrc_insmod || { log "cannot reload mrc.ko"; exit $ksft_fail; }
 expect_eq "no UDP socket before any MRC socket (UdpBound)" 0 "$(proc_counter UdpBound)"
 expect_eq "default port (UdpPort)" 4791 "$(proc_counter UdpPort)"
 check "UDP 4791 free in the initial namespace" eval '! udp6_bound 4791'
@@ -107,8 +105,7 @@ ip link del rxev0
 check "rmmod rdma_rxe" rmmod rdma_rxe
 
 # udp_eager=1: every namespace binds at creation (the previous behaviour).
-# shellcheck disable=SC2086 # one word per parameter
-rmmod mrc && insmod "$MRC_KO" udp_eager=1 $MRC_KO_PARAMS || exit $ksft_fail
+rmmod mrc && mrc_insmod udp_eager=1 || exit $ksft_fail
 expect_eq "udp_eager=1: bound at load (UdpBound)" 1 "$(proc_counter UdpBound)"
 check "udp_eager=1: UDP 4791 held" udp6_bound 4791
 netns_add rxC || exit $ksft_fail

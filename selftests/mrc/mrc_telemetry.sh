@@ -261,7 +261,6 @@ run_rc 5 "run mrcstat attach" "show after detach" "$S" -j
 check "rmmod after detach" rmmod mrc
 run_rc 3 "module is not loaded" "attach without mrc.ko" "$S" attach
 check "nothing pinned by a failed attach" test ! -e "$PIN"
-# shellcheck disable=SC2086 # one word per parameter
-check "insmod again" insmod "$MRC_KO" $MRC_KO_PARAMS
+check "insmod again" mrc_insmod
 
 finish
