@@ -4,7 +4,8 @@
 #
 #   make deps       install what the project needs (Debian 12), fetch the guest kernel
 #   make            build mrc.ko, BPF objects, C++ tools and tests, selftests, VM image
-#   make check      build + ctest + packages + VM selftests on 6.1 and 6.12 + rig
+#   make check      build + ctest + packages + VM selftests on 6.1 and on 6.12
+#                   (ev_burst=1: per-packet spraying) + rig
 #                   self-check (the CI command)
 #   make check-debug  the VM selftests and a kmemleak scan on a 6.1 kernel built
 #                   with KASAN, lockdep, kmemleak, UBSAN (not in CI: hours);

@@ -14,7 +14,9 @@
 #      the host by tshark with tools/wireshark/mrc.lua and judged by
 #      tools/wireshark/mrc_capture_check.py;
 #   6. the same kselftest collection on the matrix's second kernel, Debian
-#      12's 6.12 (module built against its headers, its own VM image);
+#      12's 6.12 (module built against its headers, its own VM image), with
+#      mrc.ko ev_burst=1: every test with per-packet spraying there, as
+#      every test with the default flowcells on 6.1 (issue 12);
 #   7. the bench smoke: every make bench scenario once at a tiny size, its
 #      results.json validated against the documented schema (not the figures);
 #   8. the bench profile smoke: make bench-profile for 1 s (perf in the
@@ -64,20 +66,31 @@ else
 	tally packages 0 1 0
 fi
 
-# vm_selftests NAME LOGNAME: the whole collection in the guest of
+# vm_selftests NAME LOGNAME EV_BURST: the whole collection in the guest of
 # $MRC_KABI_MK, tallied from its KTAP. The collection takes about 11
 # minutes on the usual host and took 22 on 2026-11-29's, three times
 # slower, past run.sh's default of 15: it gets 30 (both kernels' runs and
-# the rest of CI still fit 90 on such a host).
+# the rest of CI still fit 90 on such a host). mrc.ko's ev_burst must
+# still be EV_BURST after the last test: a test that reloaded the module
+# without $MRC_KO_PARAMS would have left the rest of the collection with
+# another burst than the run claims (one more failure if so).
 vm_selftests() {
-	local kp kf ks vmrc
+	local kp kf ks vmrc burst
 	bash scripts/vm/run.sh --name "$2" --timeout 1800 -- \
-		'cd /mrc/build/ksft && ./run_kselftest.sh'
+		'cd /mrc/build/ksft && ./run_kselftest.sh
+		echo "mrc ev_burst after the collection:" \
+			"$(cat /sys/module/mrc/parameters/ev_burst 2>/dev/null || echo none)"'
 	vmrc=$?
 	read -r kp kf ks < <(bash scripts/ktap-summary.sh "build/vm/logs/$2/console.log")
 	if ((vmrc != 0 && kf == 0)); then
 		# Every test said ok but the run itself failed (splat, panic, hang).
 		kf=1
+	fi
+	burst=$(sed -n 's/^mrc ev_burst after the collection: \([0-9a-z]*\).*/\1/p' \
+		"build/vm/logs/$2/console.log" | tail -n 1)
+	if [ "$burst" != "$3" ]; then
+		kf=$((kf + 1))
+		failed_details+=("$1: mrc.ko ev_burst after the collection: ${burst:-not printed}, not $3")
 	fi
 	tally "$1" "$kp" "$kf" "$ks"
 	vm_failed_tests "$1" "build/vm/logs/$2/console.log"
@@ -138,7 +151,7 @@ vm_failed_tests() {
 }
 
 echo "== VM selftests"
-vm_selftests "VM selftests" selftests
+vm_selftests "VM selftests" selftests 32
 
 echo "== wire capture"
 # mrc_wire_capture.sh (in the VM run above) left a capture of the fabric;
@@ -155,10 +168,11 @@ fi
 
 echo "== VM selftests (6.12)"
 if make -s kmod initramfs KERNEL=6.12 >build/kmod-6.12.log 2>&1; then
-	MRC_KABI_MK="$top/build/kabi-6.12.mk" vm_selftests "VM selftests 6.12" selftests-6.12
+	MRC_KABI_MK="$top/build/kabi-6.12.mk" MRC_KO_PARAMS=ev_burst=1 \
+		vm_selftests "VM selftests 6.12 (ev_burst=1)" selftests-6.12 1
 else
 	tail -n 30 build/kmod-6.12.log
-	tally "VM selftests 6.12" 0 1 0
+	tally "VM selftests 6.12 (ev_burst=1)" 0 1 0
 fi
 
 echo "== bench smoke"

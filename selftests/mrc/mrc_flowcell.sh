@@ -298,6 +298,12 @@ FAB_MTU=9000 fabric_create || exit $ksft_fail
 	fabric_exec hA sysctl -qw net.mrc.tx_burst_autosize_us="$MRC_FC_AUTOSIZE_US"
 mrc_fabric_planes || exit $ksft_fail
 mrc_fabric_routes srh || exit $ksft_fail
+# New namespaces: profile 0 takes the module's ev_burst again (1 in a
+# burst-1 collection, which would leave nothing to autosize).
+for h in hA hB; do
+	mrcctl "$h" profile set id 0 burst "$def_burst" >/dev/null ||
+		check "$h: profile burst $def_burst (MTU 9000)" false
+done
 fabric_tbf --host hA 20mbit 32kb 20ms || check "tbf on hA's uplinks (MTU 9000)" false
 name=srh-j9000-shaped port=$((port + 1))
 tx0=$(dev_stat hA tx) p0=$(counter hA TxPackets) z0=$(counter hA TxFlowcellsAutosized)
