@@ -883,6 +883,9 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 		mi->mi_spurious_losses = st->spurious_losses;
 		mi->mi_tlp_probes = st->tx_rtx_tlp;
 		mi->mi_iw_share_cuts = st->iw_share_cuts;
+		mi->mi_tx_sacks = st->tx_sacks;
+		mi->mi_tx_sacks_merged = st->tx_sacks_merged;
+		mi->mi_rx_sacks = st->rx_sacks;
 		kfree(st);
 	}
 	n = mrc_conn_num_evs(ms->conn);

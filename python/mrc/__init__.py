@@ -78,12 +78,14 @@ class _Info(ctypes.Structure):
                  ("mi_spurious_timeouts", _U64), ("mi_rto_ns", _U64),
                  ("mi_cc_algo", _U32), ("mi_plane_ids", _U32),
                  ("mi_lost_inferred", _U64), ("mi_spurious_losses", _U64),
-                 ("mi_tlp_probes", _U64), ("mi_iw_share_cuts", _U64)])
+                 ("mi_tlp_probes", _U64), ("mi_iw_share_cuts", _U64),
+                 ("mi_tx_sacks", _U64), ("mi_tx_sacks_merged", _U64),
+                 ("mi_rx_sacks", _U64)])
 
 
 # The ABI sizes of uapi/linux/mrc.h: a mismatch is a bug here, not the user's.
 assert ctypes.sizeof(_SockaddrMrc) == 32
-assert ctypes.sizeof(_Info) == 168 + MRC_INFO_PLANES * 32 + 24 + 24 + 8
+assert ctypes.sizeof(_Info) == 168 + MRC_INFO_PLANES * 32 + 24 + 24 + 8 + 24
 
 
 def _load_libmrc():

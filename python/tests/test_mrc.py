@@ -20,7 +20,7 @@ def _loaded():
 class Abi(unittest.TestCase):
     def test_struct_sizes_are_the_uapi_ones(self):
         self.assertEqual(32, ctypes.sizeof(mrc._SockaddrMrc))
-        self.assertEqual(168 + 32 * 32 + 24 + 24 + 8, ctypes.sizeof(mrc._Info))
+        self.assertEqual(168 + 32 * 32 + 24 + 24 + 8 + 24, ctypes.sizeof(mrc._Info))
         self.assertEqual(32, ctypes.sizeof(mrc._InfoPlane))
 
     def test_field_offsets(self):
@@ -31,6 +31,8 @@ class Abi(unittest.TestCase):
         self.assertEqual(168 + 32 * 32, mrc._Info.mi_spurious_timeouts.offset)
         self.assertEqual(168 + 32 * 32 + 24, mrc._Info.mi_lost_inferred.offset)
         self.assertEqual(168 + 32 * 32 + 48, mrc._Info.mi_iw_share_cuts.offset)
+        self.assertEqual(168 + 32 * 32 + 56, mrc._Info.mi_tx_sacks.offset)
+        self.assertEqual(168 + 32 * 32 + 72, mrc._Info.mi_rx_sacks.offset)
 
     def test_constants(self):
         self.assertEqual(261, mrc.SOL_MRC)

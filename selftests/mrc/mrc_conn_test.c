@@ -527,6 +527,7 @@ TEST_F(conn, o_async_sigio)
 TEST_F(conn, info_sane)
 {
 	struct mrc_info mi;
+	__u64 rx_sacks;
 	socklen_t len = sizeof(__u32);
 	char buf[4096];
 	int i;
@@ -564,9 +565,15 @@ TEST_F(conn, info_sane)
 	EXPECT_GE(mi.mi_planes[0].tx_pkts, 20u);
 	EXPECT_NE(0u, mi.mi_qpn);
 	EXPECT_NE(0u, mi.mi_peer_qpn);
+	/* The completions came with SACKs; the client sent no data back. */
+	EXPECT_GE(mi.mi_rx_sacks, 1u);
+	rx_sacks = mi.mi_rx_sacks;
 	ASSERT_EQ(0, get_info(self->afd, &mi));
 	EXPECT_EQ(20u, mi.mi_rx_msgs);
 	EXPECT_GE(mi.mi_rx_bytes, 20 * sizeof(buf));
+	/* Every SACK the client took, the server sent; it got none back. */
+	EXPECT_GE(mi.mi_tx_sacks, rx_sacks);
+	EXPECT_EQ(0u, mi.mi_rx_sacks);
 }
 
 TEST_F(conn, options_validated)

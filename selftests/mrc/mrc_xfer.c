@@ -250,11 +250,15 @@ static void write_info(int fd, const char *path)
 			(unsigned long long)mi.mi_planes[i].tx_pkts);
 	fprintf(f, "],\"lost_inferred\":%llu,\"spurious_losses\":%llu,"
 		"\"tlp_probes\":%llu,\"iw_share_cuts\":%llu,\"snd_una\":%u,"
-		"\"mtu\":%u}\n",
+		"\"mtu\":%u,\"tx_sacks\":%llu,\"tx_sacks_merged\":%llu,"
+		"\"rx_sacks\":%llu}\n",
 		(unsigned long long)mi.mi_lost_inferred,
 		(unsigned long long)mi.mi_spurious_losses,
 		(unsigned long long)mi.mi_tlp_probes,
-		(unsigned long long)mi.mi_iw_share_cuts, mi.mi_snd_una, mi.mi_mtu);
+		(unsigned long long)mi.mi_iw_share_cuts, mi.mi_snd_una, mi.mi_mtu,
+		(unsigned long long)mi.mi_tx_sacks,
+		(unsigned long long)mi.mi_tx_sacks_merged,
+		(unsigned long long)mi.mi_rx_sacks);
 	fclose(f);
 	rename(tmp, path);
 }

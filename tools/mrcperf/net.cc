@@ -363,6 +363,9 @@ void MsgConn::WriteInfo(JsonWriter& w) const {
             w.Field("lost_inferred", static_cast<uint64_t>(mi.mi_lost_inferred));
             w.Field("spurious_losses", static_cast<uint64_t>(mi.mi_spurious_losses));
             w.Field("tlp_probes", static_cast<uint64_t>(mi.mi_tlp_probes));
+            w.Field("tx_sacks", static_cast<uint64_t>(mi.mi_tx_sacks));
+            w.Field("tx_sacks_merged", static_cast<uint64_t>(mi.mi_tx_sacks_merged));
+            w.Field("rx_sacks", static_cast<uint64_t>(mi.mi_rx_sacks));
             w.Field("spurious_timeouts", static_cast<uint64_t>(mi.mi_spurious_timeouts));
             w.Field("retransmits", static_cast<uint64_t>(mi.mi_retransmits));
             w.Field("timeouts", static_cast<uint64_t>(mi.mi_timeouts));

@@ -893,6 +893,13 @@ struct mrc_info_plane {
  * Since MRC_INFO_SIZE_V4:
  * @mi_iw_share_cuts: times the first window was cut to its share of the
  *                  namespace's initial window (MRC_CC_ATTR_INIT_WND_SHARED)
+ *
+ * Since MRC_INFO_SIZE_V5:
+ * @mi_tx_sacks:    SACKs sent (probe answers included)
+ * @mi_tx_sacks_merged: SACKs not sent because the next one said all they
+ *                  would (a chunk the cumulative ack passed whole, the
+ *                  same EV echoed)
+ * @mi_rx_sacks:    SACKs received
  */
 struct mrc_info {
 	__u32	mi_size;
@@ -933,19 +940,23 @@ struct mrc_info {
 	__u64	mi_spurious_losses;
 	__u64	mi_tlp_probes;
 	__u64	mi_iw_share_cuts;
+	__u64	mi_tx_sacks;
+	__u64	mi_tx_sacks_merged;
+	__u64	mi_rx_sacks;
 };
 
 #define MRC_INFO_SIZE_V1	(168 + MRC_INFO_PLANES * 32)
 #define MRC_INFO_SIZE_V2	(MRC_INFO_SIZE_V1 + 24)
 #define MRC_INFO_SIZE_V3	(MRC_INFO_SIZE_V2 + 24)
 #define MRC_INFO_SIZE_V4	(MRC_INFO_SIZE_V3 + 8)
+#define MRC_INFO_SIZE_V5	(MRC_INFO_SIZE_V4 + 24)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V4, "mrc_info ABI");
+static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V5, "mrc_info ABI");
 #else
 _Static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V4, "mrc_info ABI");
+_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V5, "mrc_info ABI");
 #endif
 
 #endif /* _UAPI_LINUX_MRC_H */
