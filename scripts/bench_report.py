@@ -249,6 +249,14 @@ def table(res):
     def sd(cell):
         return spread(cell, "service_demand_us_per_mb", "%.0f")
 
+    def sacks(cell):
+        # MRC_INFO v5 of the median run: the SACKs its sender took over the
+        # whole connection, per MB it sent (the warm-up included in both;
+        # bench-profile counted TCP's ACKs at 16.3 per MB, 2026-11-30)
+        got = cell.get("transport_info", {}).get("rx_sacks")
+        mb = cell.get("result", {}).get("bytes_sent", 0) / 1e6
+        return "-" if got is None or not mb else "%.1f" % (got / mb)
+
     def util(cell):
         cpu = cell.get("cpu", {})
         if not cpu.get("valid"):
@@ -269,6 +277,7 @@ def table(res):
         if sc == "unshaped":
             row("  CPU-us per MB", sc, None, sd)
             row("  CPU utilisation", sc, None, util)
+            row("  SACKs per MB (MRC)", sc, None, sacks)
         else:
             row("  of %g Mbit/s" % agg, sc, None, frac)
             row("  CPU-us per MB", sc, None, sd)
@@ -346,6 +355,7 @@ def table(res):
             meta["duration_s"], meta["omit_s"]),
         "mrc: " + (meta["mrc_unavailable"] or "AF_MRC over an mrcctl SRH route, 4 planes x 2 spines"),
         "CPU-us per MB: busy CPU time of the whole guest (both ends, forwarding) per MB moved",
+        "SACKs per MB: the MRC sender's MRC_INFO mi_rx_sacks over the bytes it sent",
         "",
     ]
     for r in rows:
