@@ -30,7 +30,8 @@
 # were seen with two drops and every EV good at the end), while a
 # black-holed link times out plane 0's alone (9-42 per side before the
 # handler). When another plane has more than 32 timeouts of its own the
-# guest stalled and the comparison is logged, not judged. The counts come from "mrcctl -j conn show" while both ends hold
+# guest stalled and the comparison is logged, not judged, and so are
+# the EVs bad at the end (a stall demotes EVs on every plane). The counts come from "mrcctl -j conn show" while both ends hold
 # the finished connection open (mrc_xfer --hold). And no packet too big
 # for the link once the MTU dropped (the link's routers'
 # Icmp6OutPktTooBigs stand still from 2 s to 4 s after the change). Those
@@ -170,13 +171,18 @@ run() {
 		# no more of those in all than the excused ones, the per-plane
 		# counts (which include the spurious) blame nothing (seen on 6.12
 		# in CI: none, srv [56,8,1,15] with 0 genuine).
+		# The same stall demotes EVs on every plane for a while (silence is
+		# failure): seen on 6.12 with ev_burst=1 in CI, none, cli [600,
+		# 604,563,566] timeouts and 2 EVs bad at the dump. Then the bad
+		# EVs at the end are logged too; the Packet Too Big standstill
+		# below still catches a link that black-holes.
 		if [ "$po" -le "$STALL_TIMEOUTS" ] || [ "$t" -le $((8 + drops)) ]; then
 			check_timed "$e: $s no path blamed: $t genuine timeouts <= 8 + $drops dropped, or plane 0's $p0 <= that + 5/4 of another plane's most $po" \
 				unblamed "$t" "$p0" "$po" "$drops"
+			check_timed "$e: $s no EV ASSUMED_BAD at the end ($bad)" [ "$bad" = 0 ]
 		else
-			log "$e: $s plane 0's timeouts $p0 not judged: another plane timed out $po (> $STALL_TIMEOUTS), the guest stalled"
+			log "$e: $s plane 0's timeouts $p0 and $bad EVs bad at the end not judged: another plane timed out $po (> $STALL_TIMEOUTS), the guest stalled"
 		fi
-		check_timed "$e: $s no EV ASSUMED_BAD at the end ($bad)" [ "$bad" = 0 ]
 	done
 	check_timed "$e: no packet too big for the link once the MTU dropped ($ptb1 -> $ptb2)" \
 		[ "$ptb2" = "$ptb1" ]
