@@ -159,7 +159,7 @@ run flowcells "${MRC_LOCAL_DROP_BURST:-16}" burst 64kb limit 48kb
 # the probes of its EVs, all bad by then, as one (MRC_EV_QUIET_PROBES_FREE)
 # instead of each of 128 EVs probing on its own, each probe drawing a
 # refused answer here. Evidence: the qdisc's own count of refused packets
-# (data, SACKs, probe answers) at most 750 a second (the closures allow
+# (data, SACKs, probe answers) at most 1,000 a second (the closures allow
 # about 62 tries, the peer's retransmissions and paced probes draw a
 # refused SACK each); the transfer was still running when the queue came
 # back, and completes with equal digests. The previous module was refused
@@ -169,9 +169,12 @@ run flowcells "${MRC_LOCAL_DROP_BURST:-16}" burst 64kb limit 48kb
 # slower than usual gave 366 to 902 in 2 s (and 374 to 625 with the
 # module before that day's change): the peer's retransmissions, each
 # drawing a refused SACK, come with its timers, which such a host
-# stretches. 1,000 in 2 s still fails both regressions above. It is 750
-# a second since later that day, when 859 in 2 s came in a run of a host
-# as slow: 1,500 in 2 s still fails the 2,200 of the closures alone.
+# stretches. 1,000 in 2 s still fails both regressions above. It was 750
+# a second from later that day, when 859 in 2 s came in a run of a host
+# as slow, until 1,630 (a 6.12 run, 2026-11-29) and 1,533 (6.1, CI of
+# 2026-11-30) came among 222 to 902 otherwise: 1,000 a second since.
+# 2,000 in 2 s still fails the closures alone (2,200) and the module
+# before them (9,316 and more).
 blackout() {
 	local name=blackout s=${MRC_BLACKOUT_S:-2} q
 	bursts "$name" 1 || return
@@ -187,8 +190,8 @@ blackout() {
 	xfer_finish "$name"
 	log "$name: $q packets refused in ${s} s; $(grep rate "$out/$name.cli")"
 	check "$name: the queue refused packets ($q > 0)" [ "${q:-0}" -gt 0 ]
-	check "$name: refusals back off ($q <= 750 a second over ${s} s)" \
-		[ "${q:-0}" -le "$((750 * s))" ]
+	check "$name: refusals back off ($q <= 1000 a second over ${s} s)" \
+		[ "${q:-0}" -le "$((1000 * s))" ]
 }
 blackout
 
