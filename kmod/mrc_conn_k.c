@@ -421,6 +421,7 @@ int mrc_conn_build(struct mrc_sock *ms, bool may_sleep,
 	cfg.retry_budget = MRC_K_RETRY;
 	cfg.progress_timeout_ns = (u64)READ_ONCE(mrc_net(sock_net(&ms->sk))->progress_timeout_ms) *
 				  NSEC_PER_MSEC;
+	cfg.failover = READ_ONCE(mrc_net(sock_net(&ms->sk))->failover);
 	cfg.seed = get_random_u64();
 	cfg.event_mask = MRC_K_EVENTS | MRC_TEL_EVENTS;
 	cfg.event_queue_len = MRC_K_EVQ;

@@ -161,6 +161,7 @@ static int mrc_limit_output_max = MRC_LIMIT_OUTPUT_BYTES_MAX;
 /* No datagram holds more MRC bytes than a GSO skb. */
 static int mrc_rx_steer_max = GSO_LEGACY_MAX_SIZE;
 static int mrc_burst_autosize_max = MRC_TX_BURST_AUTOSIZE_US_MAX;
+static int mrc_failover_max = MRC_FO_ALL;
 
 /*
  * net.mrc.udp_port: any port until the namespace's UDP socket exists, then
@@ -262,6 +263,14 @@ static const struct ctl_table mrc_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &mrc_burst_autosize_max,
 	},
+	{
+		.procname	= "failover",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &mrc_failover_max,
+	},
 	{ }
 };
 
@@ -277,6 +286,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	mn->rx_steer_min_bytes = MRC_RX_STEER_MIN_BYTES_DEF;
 	mn->tx_in_place = 1;
 	mn->tx_burst_autosize_us = MRC_TX_BURST_AUTOSIZE_US_DEF;
+	mn->failover = MRC_FO_ALL;
 	t = kmemdup(mrc_sysctl_template, sizeof(mrc_sysctl_template), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -289,6 +299,7 @@ static int mrc_sysctl_init(struct net *net, struct mrc_net *mn)
 	t[6].data = &mn->rx_steer_min_bytes;
 	t[7].data = &mn->tx_in_place;
 	t[8].data = &mn->tx_burst_autosize_us;
+	t[9].data = &mn->failover;
 	mn->sysctl = mrc_register_net_sysctl(net, "net/mrc", t,
 					     ARRAY_SIZE(mrc_sysctl_template));
 	if (!mn->sysctl) {

@@ -323,6 +323,10 @@ struct mrc_net_mib {
  *              (8 up to MTU 1500, 2 at 9000; 0: the EV profile's burst
  *              whatever the rate; mrc_conn_burst_autosize());
  *              read by every transmit pass (READ_ONCE)
+ * @failover:   sysctl net.mrc.failover: the engine's failover rules, enum
+ *              mrc_failover bits (15: all, the default; 0: none, every
+ *              EV judged alone and every loss cutting the window); read
+ *              when a connection's engine is built (READ_ONCE)
  * @hs_guard:   the stateless answers' rate (mrc_hs_guard.c; its own lock)
  * @ev_probes:  our EV probe runs in flight (mrc_ev_probe.c; its own lock)
  * @iw_share:   the initial window the namespace's starting connections
@@ -354,6 +358,7 @@ struct mrc_net {
 	int rx_steer_min_bytes;
 	int tx_in_place;
 	int tx_burst_autosize_us;
+	int failover;
 	struct mrc_hs_guard hs_guard;
 	struct mrc_ev_probes ev_probes;
 	struct mrc_iw_share iw_share;

@@ -199,6 +199,13 @@ void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 	for (i = 0; i < mp->nplanes; i++) {
 		if (mp->plane[i].up)
 			mask |= BIT(i);
+		/*
+		 * EV e goes on path entropy(e) % npaths (mrc_output.c); only a
+		 * source route pins it there: without one the fabric's ECMP
+		 * spreads the EVs over paths the host does not know.
+		 */
+		if (mp->encap != MRC_ENCAP_NONE)
+			cfg->plane_paths[i] = mp->plane[i].npaths;
 		if (k <= MRC_EV_MAX)
 			k = k / gcd(k, mp->plane[i].npaths) * mp->plane[i].npaths;
 	}

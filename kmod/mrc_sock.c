@@ -886,6 +886,10 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 		mi->mi_tx_sacks = st->tx_sacks;
 		mi->mi_tx_sacks_merged = st->tx_sacks_merged;
 		mi->mi_rx_sacks = st->rx_sacks;
+		mi->mi_rtx_path = st->tx_rtx_path;
+		mi->mi_paths_retired = st->paths_retired;
+		mi->mi_paths_gray = st->paths_gray;
+		mi->mi_cwnd_cuts_spared = st->cwnd_cuts_spared;
 		kfree(st);
 	}
 	n = mrc_conn_num_evs(ms->conn);

@@ -150,7 +150,8 @@ TRACE_EVENT(mrc_ev_state,
 				       { 2, "skip_done" }, { 3, "timeout" },
 				       { 4, "probe_ok" }, { 5, "admin" },
 				       { 6, "promote" }, { 7, "floor_hold" },
-				       { 8, "late_ack" }, { 9, "loss" }),
+				       { 8, "late_ack" }, { 9, "loss" },
+				       { 10, "path" }, { 11, "gray" }),
 		      __entry->active)
 );
 

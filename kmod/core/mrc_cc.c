@@ -171,6 +171,22 @@ void mrc_cc_on_loss(struct mrc_cc *cc, u64 now, u32 bytes)
 }
 
 /**
+ * mrc_cc_refund() - give back a loss cut that a path failure explained.
+ * @cc: state
+ * @bytes: what mrc_cc_on_loss() took for those losses
+ *
+ * The requester blames a path, not the window, once the loss turns out
+ * to be a failure of the path it was sent on (MRC_FO_BLAME_PATH). Clamped
+ * to the profile's window bounds.
+ */
+void mrc_cc_refund(struct mrc_cc *cc, u32 bytes)
+{
+	cc->cnt.refund++;
+	cc->cwnd += bytes;
+	mrc_cc_clamp(cc);
+}
+
+/**
  * mrc_cc_cwnd() - the window the requester obeys.
  * @cc: state
  *

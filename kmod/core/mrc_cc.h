@@ -55,6 +55,7 @@ struct mrc_cc_ack {
  * @fast: fast increases (uec)
  * @adjust: batched window adjustments (uec)
  * @share_cuts: window cuts to the host's initial-window share
+ * @refund: loss cuts given back because a path failure explained them
  */
 struct mrc_cc_counters {
 	u64 pi;
@@ -69,6 +70,7 @@ struct mrc_cc_counters {
 	u64 fast;
 	u64 adjust;
 	u64 share_cuts;
+	u64 refund;
 };
 
 /**
@@ -215,6 +217,7 @@ void mrc_cc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a);
 void mrc_cc_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes);
 void mrc_cc_on_timeout(struct mrc_cc *cc, u64 now);
 void mrc_cc_on_loss(struct mrc_cc *cc, u64 now, u32 bytes);
+void mrc_cc_refund(struct mrc_cc *cc, u32 bytes);
 u32 mrc_cc_cwnd(const struct mrc_cc *cc);
 u32 mrc_cc_bdp_wnd(const struct mrc_cc_profile *p, u64 rtt_ns);
 void mrc_cc_clamp(struct mrc_cc *cc);

@@ -39,6 +39,7 @@ void mrc_conn_cfg_init(struct mrc_conn_cfg *cfg, u8 n_planes)
 	cfg->ev_per_plane = (u16)per;
 	cfg->ev_active_per_plane = (u16)act;
 	cfg->ev_min_active = (u16)(total / 8 > 2 ? total / 8 : (total < 2 ? total : 2));
+	cfg->failover = MRC_FO_ALL;
 	cfg->probe_interval_ns = 1000000;
 	cfg->probe_max_interval_ns = 64000000;
 	cfg->mtu = 4096;
@@ -85,6 +86,7 @@ int mrc_conn_cfg_check(const struct mrc_conn_cfg *cfg)
 	    cfg->ev_min_active > (u32)cfg->ev_active_per_plane * cfg->n_planes ||
 	    (cfg->plane_up_mask & ~planes_mask) ||
 	    cfg->paths_per_plane > (1u << 24) ||
+	    (cfg->failover & ~(u32)MRC_FO_ALL) ||
 	    !cfg->probe_interval_ns ||
 	    cfg->probe_max_interval_ns < cfg->probe_interval_ns)
 		return MRC_E_INVAL;
@@ -697,6 +699,8 @@ void mrc_conn_get_stats(const struct mrc_conn *conn, struct mrc_conn_stats *st)
 	st->inflight_pkts = r->inflight_pkts;
 	st->cwnd_bytes = mrc_cc_cwnd(&conn->cc);
 	st->iw_share_cuts = conn->cc.cnt.share_cuts;
+	st->paths_retired = conn->evm.paths_retired;
+	st->paths_gray = conn->evm.paths_gray;
 	st->send_window = r->send_wnd;
 	st->srtt_ns = r->srtt_ns;
 	st->rttvar_ns = r->rttvar_ns;

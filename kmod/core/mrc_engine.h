@@ -210,6 +210,30 @@ struct mrc_iw_share {
 };
 
 /**
+ * enum mrc_failover - failover rules of a connection (mrc_conn_cfg.failover).
+ * @MRC_FO_BLAME_PATH: a loss or timeout that condemned its EV (the path
+ *	failed, other paths deliver) does not cut the congestion window, and
+ *	the cut of the first loss on an EV it condemns is given back
+ * @MRC_FO_PATH_RETIRE: once MRC_PATH_DEAD_EVS EVs of one path fell silent
+ *	(timeout, repeated loss) and nothing sent on the path since was
+ *	delivered, every EV of the path is retired at once, probed through
+ *	those that fell silent, revived together when one answers
+ * @MRC_FO_RESEND: the packets in flight on an EV that became ASSUMED_BAD
+ *	are resent on live EVs at once, not after their own timeouts
+ * @MRC_FO_GRAY: a path whose loss rate (per-path estimate) exceeds
+ *	MRC_GRAY_HI_PM per mille and MRC_GRAY_RATIO times the connection's is
+ *	demoted as a whole for a hold time that doubles while it stays gray
+ * @MRC_FO_ALL: every rule (the default)
+ */
+enum mrc_failover {
+	MRC_FO_BLAME_PATH = 1u << 0,
+	MRC_FO_PATH_RETIRE = 1u << 1,
+	MRC_FO_RESEND = 1u << 2,
+	MRC_FO_GRAY = 1u << 3,
+	MRC_FO_ALL = 0xf,
+};
+
+/**
  * struct mrc_conn_cfg - everything a connection is created from.
  *
  * Fill with mrc_conn_cfg_init() and override; mrc_conn_create() validates.
@@ -230,6 +254,12 @@ struct mrc_iw_share {
  * @paths_per_plane: paths the host has per plane (0: unknown). When known,
  *	the EVs of a plane get distinct (entropy % paths_per_plane), i.e. a
  *	random subset of distinct paths while ev_per_plane <= paths_per_plane
+ * @plane_paths: per plane, the paths the host spreads its EVs over, EV e
+ *	on path (entropy(e) % plane_paths[plane]) (0: unknown). The EVs of
+ *	one path share every hop of it: the failover rules of @failover
+ *	judge a path by all of them (mrc_ev.c, "Paths")
+ * @failover: enum mrc_failover bits: which failover rules run (default
+ *	MRC_FO_ALL; 0 is the behaviour before they existed)
  * @probe_interval_ns: first probe of an ASSUMED_BAD EV this long after it
  *	went bad, then doubling per unanswered probe ...
  * @probe_max_interval_ns: ... up to this interval
@@ -290,6 +320,8 @@ struct mrc_conn_cfg {
 	u16 ev_min_active;
 	u32 ev_reshuffle_pkts;
 	u32 paths_per_plane;
+	u16 plane_paths[MRC_MAX_PLANES];
+	u8 failover;
 	u64 probe_interval_ns;
 	u64 probe_max_interval_ns;
 
@@ -357,6 +389,10 @@ enum mrc_ev_state {
  * @MRC_EVC_LOSS: a packet on this EV was inferred lost (packets sent after
  *	it on other EVs were delivered, it was not, for longer than the
  *	reordering window): silent loss, found before its timeout
+ * @MRC_EVC_PATH: the EV's path was retired as a whole (other EVs of it fell
+ *	silent, MRC_FO_PATH_RETIRE) or revived with it (one of them answered)
+ * @MRC_EVC_GRAY: the EV's path loses too many packets (MRC_FO_GRAY):
+ *	demoted with it, or back with it after the hold
  */
 enum mrc_ev_cause {
 	MRC_EVC_ECN = 0,
@@ -369,6 +405,8 @@ enum mrc_ev_cause {
 	MRC_EVC_FLOOR_HOLD = 7,
 	MRC_EVC_LATE_ACK = 8,
 	MRC_EVC_LOSS = 9,
+	MRC_EVC_PATH = 10,
+	MRC_EVC_GRAY = 11,
 };
 
 /**
@@ -680,6 +718,12 @@ struct mrc_plane_info {
  * @rnr_probes: single-packet probes sent in receiver-not-ready mode
  * @iw_share_cuts: times the window was cut to its share of the host's
  *	initial window (struct mrc_iw_share) while starting
+ * @tx_rtx_path: packets in flight on an EV when it became ASSUMED_BAD,
+ *	resent at once on live EVs (MRC_FO_RESEND)
+ * @paths_retired: paths retired as a whole (MRC_FO_PATH_RETIRE)
+ * @paths_gray: paths demoted for their loss rate (MRC_FO_GRAY)
+ * @cwnd_cuts_spared: losses and timeout passes that did not cut the
+ *	window because a path failure explained them (MRC_FO_BLAME_PATH)
  * @retry_left: remaining retry budget
  * @inflight_bytes: payload bytes in flight
  * @inflight_pkts: packets in flight
@@ -736,6 +780,10 @@ struct mrc_conn_stats {
 	u64 rnr_episodes;
 	u64 rnr_probes;
 	u64 iw_share_cuts;
+	u64 tx_rtx_path;
+	u64 paths_retired;
+	u64 paths_gray;
+	u64 cwnd_cuts_spared;
 	u32 retry_left;
 	u32 inflight_bytes;
 	u32 inflight_pkts;

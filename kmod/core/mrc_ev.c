@@ -11,6 +11,8 @@
  *   any --admin deny--> DENIED --admin allow--> GOOD
  *
  * and keeps the active rotation filled from backups of the same plane.
+ * Verdicts on the whole path an EV shares with others (a dead or a gray
+ * spine) are mrc_ev_path.c's.
  */
 #include "mrc_ev.h"
 
@@ -96,13 +98,28 @@ static void ev_emit(struct mrc_ev_mgr *m, u64 now, int idx, u8 old, u8 cause)
 	mrc_evq_push(m->evq, &ev);
 }
 
-static void ev_set_state(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
-			 u8 cause)
+/**
+ * mrc_ev_set_state() - move an EV to @state and tell the event queue.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ * @state: enum mrc_ev_state
+ * @cause: enum mrc_ev_cause
+ *
+ * Every change ends a retirement with the path (@by_path: the path code
+ * sets it again after its own demotions), and one into ASSUMED_BAD asks
+ * the requester to resend what is in flight on the EV (@resend_pending).
+ */
+void mrc_ev_set_state(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
+		      u8 cause)
 {
 	struct mrc_ev_entry *e = &m->ev[idx];
 	u8 old = e->state;
 
 	e->state = state;
+	e->by_path = 0;
+	if (state == MRC_EV_ASSUMED_BAD && old != MRC_EV_ASSUMED_BAD)
+		m->resend_pending = 1;
 	ev_emit(m, now, idx, old, cause);
 }
 
@@ -293,7 +310,15 @@ static u64 ev_probe_ival(const struct mrc_ev_mgr *m, u32 k)
 	return ival;
 }
 
-static void ev_probe_recompute(struct mrc_ev_mgr *m)
+/**
+ * mrc_ev_probe_recompute() - refresh the cached probe deadline.
+ * @m: manager
+ *
+ * The earliest probe of an ASSUMED_BAD EV on an up plane, not one retired
+ * with its path (those are probed through the EVs that condemned it), and
+ * not before the connection's probe gate.
+ */
+void mrc_ev_probe_recompute(struct mrc_ev_mgr *m)
 {
 	u64 d = MRC_NO_DEADLINE;
 	u16 i;
@@ -301,7 +326,7 @@ static void ev_probe_recompute(struct mrc_ev_mgr *m)
 	for (i = 0; i < m->n_ev; i++) {
 		const struct mrc_ev_entry *e = &m->ev[i];
 
-		if (e->state == MRC_EV_ASSUMED_BAD &&
+		if (e->state == MRC_EV_ASSUMED_BAD && !e->by_path &&
 		    ((m->plane_up >> e->plane) & 1u) && e->next_probe_ns < d)
 			d = e->next_probe_ns;
 	}
@@ -321,26 +346,35 @@ static void ev_peer_heard(struct mrc_ev_mgr *m)
 	m->quiet_probes = 0;
 	if (m->probe_gate_ns) {
 		m->probe_gate_ns = 0;
-		ev_probe_recompute(m);
+		mrc_ev_probe_recompute(m);
 	}
 }
 
-/*
- * Take @idx out of the rotation into @state. A GOOD backup of the same
- * plane takes its slot. With @floor, if no such backup exists and the
- * usable count would fall below min_active, a GOOD backup of another plane
- * is borrowed; if there is none either the demotion is refused.
+/**
+ * mrc_ev_demote() - take an EV out of the rotation into @state.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ * @state: the state it goes to (ASSUMED_BAD or DENIED)
+ * @cause: enum mrc_ev_cause
+ * @floor: obey the ev_min_active floor
+ *
+ * A GOOD backup of the same plane takes its slot. With @floor, if no such
+ * backup exists and the usable count would fall below min_active, a GOOD
+ * backup of another plane is borrowed; if there is none either the
+ * demotion is refused.
+ *
  * Return: true if @idx was demoted.
  */
-static bool ev_demote(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
-		      u8 cause, bool floor)
+bool mrc_ev_demote(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
+		   u8 cause, bool floor)
 {
 	struct mrc_ev_entry *e = &m->ev[idx];
 	u32 usable_after;
 	int rep;
 
 	if (!e->active) {
-		ev_set_state(m, now, idx, state, cause);
+		mrc_ev_set_state(m, now, idx, state, cause);
 		return true;
 	}
 	rep = find_backup(m, e->plane, idx);
@@ -363,16 +397,20 @@ static bool ev_demote(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
 		rot_remove(m, idx);
 	}
 	e->skip_left = 0;
-	ev_set_state(m, now, idx, state, cause);
+	mrc_ev_set_state(m, now, idx, state, cause);
 	return true;
 }
 
-/*
- * @idx just became GOOD while out of the rotation: it rejoins if its plane
- * is short of its target or the connection is below the floor; otherwise it
- * stays a GOOD backup.
+/**
+ * mrc_ev_maybe_promote() - a GOOD EV out of the rotation may rejoin it.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index, just made GOOD
+ *
+ * It rejoins if its plane is short of its target or the connection is
+ * below the floor; otherwise it stays a GOOD backup.
  */
-static void ev_maybe_promote(struct mrc_ev_mgr *m, u64 now, int idx)
+void mrc_ev_maybe_promote(struct mrc_ev_mgr *m, u64 now, int idx)
 {
 	struct mrc_ev_entry *e = &m->ev[idx];
 	const struct mrc_ev_plane *p = &m->plane[e->plane];
@@ -514,13 +552,15 @@ int mrc_ev_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
 	m->probe_gate_ns = 0;
 	m->quiet_probes = 0;
 	m->paths_per_plane = cfg->paths_per_plane;
+	m->failover = cfg->failover;
 	m->last_pick = -1;
 	m->hash_mask = hsize - 1;
 	m->ev = mrc_plat_zalloc(sizeof(*m->ev) * n, cfg->alloc_may_sleep);
 	m->rot = mrc_plat_zalloc(sizeof(*m->rot) * n, cfg->alloc_may_sleep);
 	m->hash = mrc_plat_zalloc(sizeof(*m->hash) * hsize,
 				  cfg->alloc_may_sleep);
-	if (!m->ev || !m->rot || !m->hash) {
+	if (!m->ev || !m->rot || !m->hash ||
+	    mrc_ev_paths_init(m, cfg, cfg->alloc_may_sleep) != MRC_OK) {
 		mrc_ev_destroy(m);
 		return MRC_E_NOMEM;
 	}
@@ -546,6 +586,7 @@ void mrc_ev_destroy(struct mrc_ev_mgr *m)
 	mrc_plat_free(m->ev);
 	mrc_plat_free(m->rot);
 	mrc_plat_free(m->hash);
+	mrc_ev_paths_destroy(m);
 	m->ev = NULL;
 	m->rot = NULL;
 	m->hash = NULL;
@@ -593,8 +634,8 @@ int mrc_ev_pick(struct mrc_ev_mgr *m, u64 now, int avoid)
 			if (e->skip_left)
 				e->skip_left--;
 			if (!e->skip_left)
-				ev_set_state(m, now, idx, MRC_EV_GOOD,
-					     MRC_EVC_SKIP_DONE);
+				mrc_ev_set_state(m, now, idx, MRC_EV_GOOD,
+						 MRC_EVC_SKIP_DONE);
 			continue;
 		}
 		if (e->state != MRC_EV_GOOD)
@@ -634,30 +675,35 @@ static void ev_skip(struct mrc_ev_mgr *m, u64 now, int idx, u8 rounds,
 	if (e->skip_left < rounds)
 		e->skip_left = rounds;
 	if (e->state == MRC_EV_GOOD)
-		ev_set_state(m, now, idx, MRC_EV_SKIP, cause);
+		mrc_ev_set_state(m, now, idx, MRC_EV_SKIP, cause);
 }
 
 /*
  * GOOD/SKIP -> ASSUMED_BAD, replaced in the rotation by a backup of the
- * same plane, subject to the ev_min_active floor (see ev_demote()), and
- * probed from probe_interval_ns on.
+ * same plane, subject to the ev_min_active floor (see mrc_ev_demote()),
+ * and probed from probe_interval_ns on. A verdict of silence (@tx_ns: the
+ * send time of the packet that was never acknowledged, 0 for other
+ * causes) also counts against the EV's path (mrc_ev_path_silent()).
  */
-static void ev_assume_bad(struct mrc_ev_mgr *m, u64 now, int idx, u8 cause)
+static void ev_assume_bad(struct mrc_ev_mgr *m, u64 now, int idx, u8 cause,
+			  u64 tx_ns, u64 window_ns)
 {
 	struct mrc_ev_entry *e = &m->ev[idx];
 
 	if (e->state != MRC_EV_GOOD && e->state != MRC_EV_SKIP)
 		return;
-	if (!ev_demote(m, now, idx, MRC_EV_ASSUMED_BAD, cause, true))
+	if (!mrc_ev_demote(m, now, idx, MRC_EV_ASSUMED_BAD, cause, true))
 		return;
 	e->probe_backoff = 0;
 	e->probe_sent_ns = 0;
 	e->next_probe_ns = now + m->probe_interval_ns;
-	/* What ev_probe_recompute() would find, without the walk. */
+	/* What mrc_ev_probe_recompute() would find, without the walk. */
 	if (e->next_probe_ns < m->probe_deadline &&
 	    ((m->plane_up >> e->plane) & 1u))
 		m->probe_deadline = e->next_probe_ns > m->probe_gate_ns ?
 				    e->next_probe_ns : m->probe_gate_ns;
+	if (tx_ns)
+		mrc_ev_path_silent(m, now, idx, tx_ns, window_ns);
 }
 
 /**
@@ -683,7 +729,7 @@ void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn)
 		return;
 	e->cnt.ecn++;
 	if (ecn == MRC_ECN_ALWAYS_SKIP)
-		ev_assume_bad(m, now, idx, MRC_EVC_ECN);
+		ev_assume_bad(m, now, idx, MRC_EVC_ECN, 0, 0);
 	else
 		ev_skip(m, now, idx, 1, MRC_EVC_ECN);
 }
@@ -715,14 +761,20 @@ void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason)
  * @m: manager
  * @now: current time
  * @idx: EV index
+ * @tx_ns: when the packet was sent
+ * @window_ns: silences of other EVs of its path within this long of each
+ *	other retire the path (mrc_ev_path_silent())
  *
  * GOOD/SKIP -> ASSUMED_BAD, replaced in the rotation by a backup of the
- * same plane, subject to the ev_min_active floor (see ev_demote()).
+ * same plane, subject to the ev_min_active floor (see mrc_ev_demote()).
  */
-void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx)
+void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+		       u64 window_ns)
 {
 	m->ev[idx].cnt.timeouts++;
-	ev_assume_bad(m, now, idx, MRC_EVC_TIMEOUT);
+	mrc_ev_path_lost(m, now, idx);
+	ev_assume_bad(m, now, idx, MRC_EVC_TIMEOUT, tx_ns ? tx_ns : 1,
+		      window_ns);
 }
 
 /**
@@ -730,6 +782,7 @@ void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx)
  * @m: manager
  * @now: current time
  * @idx: EV index
+ * @tx_ns: when the lost packet was sent
  * @window_ns: a second loss within this long of the previous one condemns
  *	the EV
  *
@@ -743,15 +796,18 @@ void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx)
  * acknowledgment revives it (mrc_ev_on_late_ack()). A sparse EV whose
  * losses are further apart is left to the timeout.
  */
-void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 window_ns)
+void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+		    u64 window_ns)
 {
 	struct mrc_ev_entry *e = &m->ev[idx];
 	bool repeat = e->last_loss_ns && now - e->last_loss_ns <= window_ns;
 
 	e->cnt.lost++;
 	e->last_loss_ns = now ? now : 1;
+	mrc_ev_path_lost(m, now, idx);
 	if (repeat)
-		ev_assume_bad(m, now, idx, MRC_EVC_LOSS);
+		ev_assume_bad(m, now, idx, MRC_EVC_LOSS, tx_ns ? tx_ns : 1,
+			      window_ns);
 }
 
 /**
@@ -772,7 +828,7 @@ int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now)
 	for (i = 0; i < m->n_ev; i++) {
 		const struct mrc_ev_entry *e = &m->ev[i];
 
-		if (e->state == MRC_EV_ASSUMED_BAD &&
+		if (e->state == MRC_EV_ASSUMED_BAD && !e->by_path &&
 		    mrc_ev_plane_usable(m, e->plane) && e->next_probe_ns <= now)
 			return i;
 	}
@@ -804,7 +860,7 @@ void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx)
 	if (m->quiet_probes > MRC_EV_QUIET_PROBES_FREE)
 		m->probe_gate_ns = now + ev_probe_ival(m, m->quiet_probes -
 						       MRC_EV_QUIET_PROBES_FREE);
-	ev_probe_recompute(m);
+	mrc_ev_probe_recompute(m);
 }
 
 /**
@@ -829,13 +885,13 @@ u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx)
 	e->cnt.probes_ok++;
 	e->probe_sent_ns = 0;
 	ev_peer_heard(m);
-	if (e->state != MRC_EV_ASSUMED_BAD)
+	if (e->state != MRC_EV_ASSUMED_BAD || !mrc_ev_path_answered(m, now, idx))
 		return rtt;
 	e->next_probe_ns = MRC_NO_DEADLINE;
 	e->probe_backoff = 0;
-	ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_PROBE_OK);
-	ev_maybe_promote(m, now, idx);
-	ev_probe_recompute(m);
+	mrc_ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_PROBE_OK);
+	mrc_ev_maybe_promote(m, now, idx);
+	mrc_ev_probe_recompute(m);
 	return rtt;
 }
 
@@ -856,14 +912,14 @@ void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx)
 
 	e->cnt.late_acks++;
 	ev_peer_heard(m);
-	if (e->state != MRC_EV_ASSUMED_BAD)
+	if (e->state != MRC_EV_ASSUMED_BAD || !mrc_ev_path_answered(m, now, idx))
 		return;
 	e->next_probe_ns = MRC_NO_DEADLINE;
 	e->probe_sent_ns = 0;
 	e->probe_backoff = 0;
-	ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_LATE_ACK);
-	ev_maybe_promote(m, now, idx);
-	ev_probe_recompute(m);
+	mrc_ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_LATE_ACK);
+	mrc_ev_maybe_promote(m, now, idx);
+	mrc_ev_probe_recompute(m);
 }
 
 /**
@@ -885,17 +941,17 @@ int mrc_ev_set_denied(struct mrc_ev_mgr *m, u64 now, int idx, bool denied)
 	if (denied) {
 		if (e->state == MRC_EV_DENIED)
 			return MRC_OK;
-		ev_demote(m, now, idx, MRC_EV_DENIED, MRC_EVC_ADMIN, false);
+		mrc_ev_demote(m, now, idx, MRC_EV_DENIED, MRC_EVC_ADMIN, false);
 		e->next_probe_ns = MRC_NO_DEADLINE;
 		e->probe_sent_ns = 0;
-		ev_probe_recompute(m);
+		mrc_ev_probe_recompute(m);
 		return MRC_OK;
 	}
 	if (e->state != MRC_EV_DENIED)
 		return MRC_OK;
 	e->skip_left = 0;
-	ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_ADMIN);
-	ev_maybe_promote(m, now, idx);
+	mrc_ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_ADMIN);
+	mrc_ev_maybe_promote(m, now, idx);
 	return MRC_OK;
 }
 
@@ -927,7 +983,7 @@ void mrc_ev_set_plane_up(struct mrc_ev_mgr *m, u64 now, u8 plane, bool up)
 	ev.u.plane.plane = plane;
 	ev.u.plane.up = up;
 	mrc_evq_push(m->evq, &ev);
-	ev_probe_recompute(m);
+	mrc_ev_probe_recompute(m);
 }
 
 /**

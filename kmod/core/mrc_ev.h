@@ -31,6 +31,10 @@
  * @delivered_tx_ns: send time of the newest packet sent on this EV known
  *	delivered (the requester's loss detection, mrc_req_loss.c)
  * @last_loss_ns: when a loss on this EV was last inferred (0: none)
+ * @loss_cut_bytes: window the losses of its current loss window cut
+ *	(given back if they condemn it, MRC_FO_BLAME_PATH; mrc_req_loss.c)
+ * @by_path: ASSUMED_BAD with its path (retired or gray), not on its own:
+ *	no probes of its own, revived with the path (mrc_ev_path.c)
  * @cnt: counters
  */
 struct mrc_ev_entry {
@@ -45,7 +49,37 @@ struct mrc_ev_entry {
 	u64 probe_sent_ns;
 	u64 delivered_tx_ns;
 	u64 last_loss_ns;
+	u32 loss_cut_bytes;
+	u8 by_path;
 	struct mrc_ev_counters cnt;
+};
+
+/**
+ * struct mrc_ev_path - one path of a plane: the EVs that share its hops.
+ * @silent_since_ns: first EV of the path condemned by silence in the
+ *	current window (0: none)
+ * @first_lost_tx_ns: earliest send time of the packets whose silence
+ *	condemned them in that window
+ * @delivered_tx_ns: newest send time of a packet delivered on the path
+ * @gray_until_ns: gray: its EVs are not revived before this time
+ * @gray_hold_ns: the next gray hold (doubles while the path stays gray)
+ * @revived_ns: when the path last came back from gray (0: never)
+ * @loss_fp: loss-rate estimate, 1/65536 units (EWMA over its packets)
+ * @samples: estimator samples since the path was last judged, saturating
+ * @silent: EVs of the path condemned by silence in the current window
+ * @retired: 0 live, MRC_EVC_PATH (dead) or MRC_EVC_GRAY (lossy)
+ */
+struct mrc_ev_path {
+	u64 silent_since_ns;
+	u64 first_lost_tx_ns;
+	u64 delivered_tx_ns;
+	u64 gray_until_ns;
+	u64 gray_hold_ns;
+	u64 revived_ns;
+	u32 loss_fp;
+	u16 samples;
+	u16 silent;
+	u8 retired;
 };
 
 /**
@@ -54,12 +88,16 @@ struct mrc_ev_entry {
  * @count: EVs of the plane
  * @target_active: configured active EVs of the plane
  * @n_active: EVs of the plane currently in the rotation
+ * @path_first: index of the plane's first path in mrc_ev_mgr.path
+ * @n_paths: paths of the plane tracked (0: unknown, no path verdicts)
  */
 struct mrc_ev_plane {
 	u16 first;
 	u16 count;
 	u16 target_active;
 	u16 n_active;
+	u16 path_first;
+	u16 n_paths;
 };
 
 /**
@@ -89,6 +127,15 @@ struct mrc_ev_plane {
  *	(a SACK, a NACK, a probe answer), saturating
  * @floor_holds: demotions refused by the floor
  * @reshuffles: rotation re-randomisations
+ * @path: per-path state (mrc_ev_path.c), @n_path entries
+ * @n_path: paths tracked, over every plane
+ * @failover: cfg.failover (enum mrc_failover)
+ * @loss_all_fp: the connection's loss-rate estimate (1/65536 units)
+ * @delivered_tx_ns: newest send time of a packet delivered on any EV
+ * @resend_pending: an EV became ASSUMED_BAD since the requester last
+ *	resent what was in flight on such EVs (MRC_FO_RESEND)
+ * @paths_retired: paths retired as a whole
+ * @paths_gray: paths demoted as gray
  * @plane: per-plane bookkeeping
  * @rng: the connection's PRNG
  * @evq: the connection's event queue
@@ -116,6 +163,14 @@ struct mrc_ev_mgr {
 	u16 quiet_probes;
 	u64 floor_holds;
 	u64 reshuffles;
+	struct mrc_ev_path *path;
+	u16 n_path;
+	u8 failover;
+	u32 loss_all_fp;
+	u64 delivered_tx_ns;
+	u8 resend_pending;
+	u64 paths_retired;
+	u64 paths_gray;
 	struct mrc_ev_plane plane[MRC_MAX_PLANES];
 	struct mrc_rng *rng;
 	struct mrc_evq *evq;
@@ -129,15 +184,36 @@ int mrc_ev_pick(struct mrc_ev_mgr *m, u64 now, int avoid);
 void mrc_ev_on_sent(struct mrc_ev_mgr *m, int idx);
 void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn);
 void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason);
-void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx);
+void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+		       u64 window_ns);
 u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx);
 void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx);
-void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 window_ns);
+void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+		    u64 window_ns);
 int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now);
 void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx);
 int mrc_ev_set_denied(struct mrc_ev_mgr *m, u64 now, int idx, bool denied);
 void mrc_ev_set_plane_up(struct mrc_ev_mgr *m, u64 now, u8 plane, bool up);
 void mrc_ev_set_room(struct mrc_ev_mgr *m, u32 mask);
+
+/* Shared by mrc_ev.c and mrc_ev_path.c only. */
+void mrc_ev_set_state(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
+		      u8 cause);
+bool mrc_ev_demote(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
+		   u8 cause, bool floor);
+void mrc_ev_maybe_promote(struct mrc_ev_mgr *m, u64 now, int idx);
+void mrc_ev_probe_recompute(struct mrc_ev_mgr *m);
+
+/* mrc_ev_path.c: verdicts on whole paths. */
+int mrc_ev_paths_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
+		      bool may_sleep);
+void mrc_ev_paths_destroy(struct mrc_ev_mgr *m);
+struct mrc_ev_path *mrc_ev_path_of(const struct mrc_ev_mgr *m, int idx);
+void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns);
+void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx);
+void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+			u64 window_ns);
+bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx);
 u32 mrc_ev_usable(const struct mrc_ev_mgr *m);
 void mrc_ev_get_info(const struct mrc_ev_mgr *m, int idx,
 		     struct mrc_ev_info *info);

@@ -365,6 +365,8 @@ static int req_send_rtx(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d)
 			c->st.tx_rtx_tlp++;
 		else if (p->rtx_cause == MRC_RTX_PMTU)
 			c->st.tx_rtx_pmtu++;
+		else if (p->rtx_cause == MRC_RTX_PATH)
+			c->st.tx_rtx_path++;
 		else
 			c->st.tx_rtx_plane_down++;
 		req_emit(c, now, psn, ev, true, true, d);
@@ -676,11 +678,16 @@ static void req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
 		rtt = p->to_rto_ns;
 	if (p->to_cause == MRC_RTX_INFERRED) {
 		mrc_loss_on_spurious(c);
-	} else {
+	} else if (p->to_cause == MRC_RTX_TIMEOUT) {
 		c->st.spurious_timeouts++;
 		c->req.spurious_pass = 1;
 	}
-	req_rtt_sample(c, now, rtt, c->evm.ev[p->to_ev_idx].value, psn);
+	/*
+	 * A packet resent with its condemned EV (MRC_RTX_PATH) waited no
+	 * timer of its own: how long it waited bounds nothing.
+	 */
+	if (exact || p->to_cause != MRC_RTX_PATH)
+		req_rtt_sample(c, now, rtt, c->evm.ev[p->to_ev_idx].value, psn);
 	mrc_ev_on_late_ack(&c->evm, now, p->to_ev_idx);
 	p->to_tx_ns = 0;
 }
@@ -1115,6 +1122,22 @@ static void req_timeout_event(struct mrc_conn *c, u64 now, u32 psn,
 	mrc_evq_push(&c->evq, &e);
 }
 
+/*
+ * A timeout a path failure explains (MRC_FO_BLAME_PATH): its EV is
+ * ASSUMED_BAD (this timeout's verdict or an earlier one) while packets
+ * sent after it were delivered on other EVs. The connection still
+ * delivers: one path died, the window is not to blame. A timeout with
+ * nothing delivered since (every path silent: congestion collapse, a
+ * stalled peer) is not explained, and the pass cuts the window.
+ */
+static bool req_timeout_explained(const struct mrc_conn *c,
+				  const struct mrc_tx_pkt *p)
+{
+	return (c->cfg.failover & MRC_FO_BLAME_PATH) &&
+	       c->evm.ev[p->ev_idx].state == MRC_EV_ASSUMED_BAD &&
+	       c->evm.delivered_tx_ns > p->tx_ns;
+}
+
 /**
  * mrc_req_on_timer() - expire retransmit deadlines.
  * @c: connection
@@ -1125,15 +1148,17 @@ static void req_timeout_event(struct mrc_conn *c, u64 now, u32 psn,
  * is reported silent (-> ASSUMED_BAD), one unit of the retry budget goes,
  * and it waits for a retransmission with its backoff advanced. A timeout
  * with the budget at zero fails the connection. The congestion control
- * hears about a pass with timeouts once. A pass without timeouts may send
- * the tail-loss probe (mrc_loss_tlp_fire()).
+ * hears about a pass with timeouts once, unless a path failure explains
+ * every one of them (req_timeout_explained()). A pass without timeouts may
+ * send the tail-loss probe (mrc_loss_tlp_fire()). What is still in flight
+ * on EVs condemned meanwhile goes again (mrc_loss_resend_bad()).
  */
 void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 {
 	struct mrc_req *r = &c->req;
-	u64 next = MRC_NO_DEADLINE;
+	u64 next = MRC_NO_DEADLINE, window;
 	struct mrc_tx_pkt *p;
-	bool any = false;
+	bool any = false, cut = false;
 	u32 psn;
 
 	if (req_progress_expired(c, now)) {
@@ -1146,6 +1171,9 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 		mrc_loss_tlp_fire(c, now);
 		return;
 	}
+	window = mrc_loss_silence_window(c);
+	if (window < mrc_req_rto(c))
+		window = mrc_req_rto(c);
 	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
 		p = mrc_txp(r, psn);
 		if (p->state != MRC_TXP_SENT)
@@ -1173,15 +1201,20 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 		mrc_req_note_lost_tx(p, p->deadline_ns - p->tx_ns,
 				     MRC_RTX_TIMEOUT);
 		req_timeout_event(c, now, psn, p);
-		mrc_ev_on_timeout(&c->evm, now, p->ev_idx);
+		mrc_ev_on_timeout(&c->evm, now, p->ev_idx, p->tx_ns, window);
+		if (!req_timeout_explained(c, p))
+			cut = true;
 		mrc_req_mark_lost(r, psn, MRC_RTX_TIMEOUT);
 		any = true;
 	}
 	r->rto_deadline = next;
-	if (any)
+	if (cut)
 		mrc_cc_on_timeout(&c->cc, now);
+	else if (any)
+		c->st.cwnd_cuts_spared++;
 	else
 		mrc_loss_tlp_fire(c, now);
+	mrc_loss_resend_bad(c, now);
 }
 
 /**

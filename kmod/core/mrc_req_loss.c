@@ -42,8 +42,12 @@
  * after a timeout when it is the EV's second loss within
  * MRC_LOSS_REPEAT_RTTS smoothed RTTs (mrc_ev_on_loss(): one loss is
  * random, a dead path loses everything) and the window loses the
- * packet's bytes (mrc_cc_on_loss()). No retry budget is
+ * packet's bytes (mrc_cc_on_loss()), unless the EV is or becomes
+ * ASSUMED_BAD (MRC_FO_BLAME_PATH, loss_blame(): a path failed, and the cut
+ * of the EV's first loss comes back). No retry budget is
  * spent: a later packet got through, the connection makes progress.
+ * What is still in flight on an EV once it is ASSUMED_BAD goes again at
+ * once (MRC_FO_RESEND, mrc_loss_resend_bad()).
  *
  * Tail-loss probe: a loss among the last packets of a burst has no later
  * delivery to reveal it. When nothing has been acknowledged for a probe
@@ -93,9 +97,12 @@ void mrc_loss_note_delivered(struct mrc_conn *c, u64 now,
 	struct mrc_req *r = &c->req;
 	struct mrc_ev_entry *e = &c->evm.ev[p->ev_idx];
 
-	if (!c->cfg.reo_wnd_pm || now < p->tx_ns)
+	if (now < p->tx_ns)
 		return;
 	if (p->tries > 1 && now - p->tx_ns < r->min_rtt_ns)
+		return;
+	mrc_ev_path_delivered(&c->evm, p->ev_idx, p->tx_ns);
+	if (!c->cfg.reo_wnd_pm)
 		return;
 	if (p->tx_ns > e->delivered_tx_ns)
 		e->delivered_tx_ns = p->tx_ns;
@@ -105,17 +112,62 @@ void mrc_loss_note_delivered(struct mrc_conn *c, u64 now,
 	r->rack_rtt_ns = now - p->tx_ns;
 }
 
+/**
+ * mrc_loss_silence_window() - how close two losses of one EV (or two
+ * silent EVs of one path) must be to count as one failure.
+ * @c: connection
+ *
+ * Return: MRC_LOSS_REPEAT_RTTS smoothed RTTs (the minimum RTT before a
+ * sample).
+ */
+u64 mrc_loss_silence_window(const struct mrc_conn *c)
+{
+	const struct mrc_req *r = &c->req;
+
+	return MRC_LOSS_REPEAT_RTTS * (r->srtt_ns ? r->srtt_ns : r->min_rtt_ns);
+}
+
+/*
+ * The window pays for @p's loss unless a path failure explains it
+ * (MRC_FO_BLAME_PATH): its EV is ASSUMED_BAD, condemned by this very loss
+ * or before, while packets sent after it on other EVs were delivered (the
+ * rule that inferred it). The first loss of an EV that a second one then
+ * condemns had cut the window before anything could tell: that cut
+ * (@loss_cut_bytes) is given back.
+ */
+static void loss_blame(struct mrc_conn *c, u64 now, struct mrc_tx_pkt *p,
+		       bool was_bad, bool fresh)
+{
+	struct mrc_ev_entry *e = &c->evm.ev[p->ev_idx];
+
+	if ((c->cfg.failover & MRC_FO_BLAME_PATH) &&
+	    e->state == MRC_EV_ASSUMED_BAD) {
+		c->st.cwnd_cuts_spared++;
+		if (!was_bad && e->loss_cut_bytes)
+			mrc_cc_refund(&c->cc, e->loss_cut_bytes);
+		e->loss_cut_bytes = 0;
+		return;
+	}
+	mrc_cc_on_loss(&c->cc, now, p->len);
+	if (fresh)
+		e->loss_cut_bytes = 0;
+	e->loss_cut_bytes += p->len;
+}
+
 /* @psn is lost: packets sent after it were delivered, long enough ago. */
 static void loss_infer(struct mrc_conn *c, u64 now, u32 psn,
 		       struct mrc_tx_pkt *p)
 {
 	struct mrc_req *r = &c->req;
+	const struct mrc_ev_entry *e = &c->evm.ev[p->ev_idx];
+	u64 window = mrc_loss_silence_window(c);
+	bool was_bad = e->state == MRC_EV_ASSUMED_BAD;
+	bool fresh = !e->last_loss_ns || now - e->last_loss_ns > window;
 
 	c->st.lost_inferred++;
 	mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_INFERRED);
-	mrc_ev_on_loss(&c->evm, now, p->ev_idx,
-		       MRC_LOSS_REPEAT_RTTS * (r->srtt_ns ? r->srtt_ns : r->min_rtt_ns));
-	mrc_cc_on_loss(&c->cc, now, p->len);
+	mrc_ev_on_loss(&c->evm, now, p->ev_idx, p->tx_ns, window);
+	loss_blame(c, now, p, was_bad, fresh);
 	mrc_req_mark_lost(r, psn, MRC_RTX_INFERRED);
 	if (r->reo_mult > 1 && !--r->reo_decay_left) {
 		r->reo_mult--;
@@ -170,6 +222,43 @@ void mrc_loss_detect(struct mrc_conn *c, u64 now)
 		loss_infer(c, now, psn, p);
 	}
 	r->rack_deadline = next;
+	mrc_loss_resend_bad(c, now);
+}
+
+/**
+ * mrc_loss_resend_bad() - resend what is in flight on ASSUMED_BAD EVs.
+ * @c: connection
+ * @now: current time
+ *
+ * Once an EV is condemned (its own silence, its path's, the receiver's
+ * ALWAYS_SKIP), the packets still in flight on it were sent into the same
+ * failure: waiting for each one's verdict costs a reordering window or an
+ * RTO apiece while the receiver's window holds behind them. They are lost
+ * now (cause MRC_RTX_PATH: no EV verdict of their own, no window cut, no
+ * retry budget) and go again on live EVs. A condemnation proven wrong by a
+ * late acknowledgment of one of them revives its EV (req_late_ack()). Runs
+ * only when some EV became ASSUMED_BAD since the last pass
+ * (@resend_pending) and MRC_FO_RESEND is on.
+ */
+void mrc_loss_resend_bad(struct mrc_conn *c, u64 now)
+{
+	struct mrc_req *r = &c->req;
+	struct mrc_tx_pkt *p;
+	u32 psn;
+
+	if (!c->evm.resend_pending)
+		return;
+	c->evm.resend_pending = 0;
+	if (!(c->cfg.failover & MRC_FO_RESEND))
+		return;
+	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
+		p = mrc_txp(r, psn);
+		if (p->state != MRC_TXP_SENT || p->nack_wait ||
+		    c->evm.ev[p->ev_idx].state != MRC_EV_ASSUMED_BAD)
+			continue;
+		mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_PATH);
+		mrc_req_mark_lost(r, psn, MRC_RTX_PATH);
+	}
 }
 
 /**

@@ -20,7 +20,7 @@ def _loaded():
 class Abi(unittest.TestCase):
     def test_struct_sizes_are_the_uapi_ones(self):
         self.assertEqual(32, ctypes.sizeof(mrc._SockaddrMrc))
-        self.assertEqual(168 + 32 * 32 + 24 + 24 + 8 + 24, ctypes.sizeof(mrc._Info))
+        self.assertEqual(168 + 32 * 32 + 24 + 24 + 8 + 24 + 32, ctypes.sizeof(mrc._Info))
         self.assertEqual(32, ctypes.sizeof(mrc._InfoPlane))
 
     def test_field_offsets(self):
@@ -33,6 +33,8 @@ class Abi(unittest.TestCase):
         self.assertEqual(168 + 32 * 32 + 48, mrc._Info.mi_iw_share_cuts.offset)
         self.assertEqual(168 + 32 * 32 + 56, mrc._Info.mi_tx_sacks.offset)
         self.assertEqual(168 + 32 * 32 + 72, mrc._Info.mi_rx_sacks.offset)
+        self.assertEqual(168 + 32 * 32 + 80, mrc._Info.mi_rtx_path.offset)
+        self.assertEqual(168 + 32 * 32 + 104, mrc._Info.mi_cwnd_cuts_spared.offset)
 
     def test_constants(self):
         self.assertEqual(261, mrc.SOL_MRC)

@@ -251,14 +251,19 @@ static void write_info(int fd, const char *path)
 	fprintf(f, "],\"lost_inferred\":%llu,\"spurious_losses\":%llu,"
 		"\"tlp_probes\":%llu,\"iw_share_cuts\":%llu,\"snd_una\":%u,"
 		"\"mtu\":%u,\"tx_sacks\":%llu,\"tx_sacks_merged\":%llu,"
-		"\"rx_sacks\":%llu}\n",
+		"\"rx_sacks\":%llu,\"rtx_path\":%llu,\"paths_retired\":%llu,"
+		"\"paths_gray\":%llu,\"cwnd_cuts_spared\":%llu}\n",
 		(unsigned long long)mi.mi_lost_inferred,
 		(unsigned long long)mi.mi_spurious_losses,
 		(unsigned long long)mi.mi_tlp_probes,
 		(unsigned long long)mi.mi_iw_share_cuts, mi.mi_snd_una, mi.mi_mtu,
 		(unsigned long long)mi.mi_tx_sacks,
 		(unsigned long long)mi.mi_tx_sacks_merged,
-		(unsigned long long)mi.mi_rx_sacks);
+		(unsigned long long)mi.mi_rx_sacks,
+		(unsigned long long)mi.mi_rtx_path,
+		(unsigned long long)mi.mi_paths_retired,
+		(unsigned long long)mi.mi_paths_gray,
+		(unsigned long long)mi.mi_cwnd_cuts_spared);
 	fclose(f);
 	rename(tmp, path);
 }

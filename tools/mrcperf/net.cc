@@ -366,6 +366,10 @@ void MsgConn::WriteInfo(JsonWriter& w) const {
             w.Field("tx_sacks", static_cast<uint64_t>(mi.mi_tx_sacks));
             w.Field("tx_sacks_merged", static_cast<uint64_t>(mi.mi_tx_sacks_merged));
             w.Field("rx_sacks", static_cast<uint64_t>(mi.mi_rx_sacks));
+            w.Field("rtx_path", static_cast<uint64_t>(mi.mi_rtx_path));
+            w.Field("paths_retired", static_cast<uint64_t>(mi.mi_paths_retired));
+            w.Field("paths_gray", static_cast<uint64_t>(mi.mi_paths_gray));
+            w.Field("cwnd_cuts_spared", static_cast<uint64_t>(mi.mi_cwnd_cuts_spared));
             w.Field("spurious_timeouts", static_cast<uint64_t>(mi.mi_spurious_timeouts));
             w.Field("retransmits", static_cast<uint64_t>(mi.mi_retransmits));
             w.Field("timeouts", static_cast<uint64_t>(mi.mi_timeouts));

@@ -198,7 +198,7 @@ std::string_view EvStateName(unsigned s) {
 std::string_view EvCauseName(unsigned c) {
     static constexpr std::string_view names[] = {"ecn",      "trim",  "skip_done", "timeout",
                                                  "probe_ok", "admin", "promote",   "floor_hold",
-                                                 "late_ack", "loss"};
+                                                 "late_ack", "loss",  "path",      "gray"};
     return c < std::size(names) ? names[c] : "?";
 }
 

@@ -60,6 +60,10 @@ mrc_conn_cfg FabricSim::conn_cfg(std::size_t flow, std::uint32_t self, std::uint
     c.peer_conn_id = static_cast<u16>(peer + 1);
     c.peer_qpn = (0x1000u + peer) & 0xffffffu;
     c.paths_per_plane = n.t1_per_plane;
+    // A source route pins EV e to T1 (e % t1_per_plane) (FabricNet::spine_of()).
+    if (n.routing == Routing::Srv6)
+        for (unsigned p = 0; p < n.planes; p++) c.plane_paths[p] = static_cast<u16>(n.t1_per_plane);
+    c.failover = cfg_.failover;
     c.seed = cfg_.seed * 1000003u + self + 1;
     c.event_mask = 0;  // completions and deliveries are always reported
     c.rto_exp = cfg_.rto_exp;

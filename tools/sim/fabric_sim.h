@@ -58,6 +58,10 @@ struct FabricSimConfig {
     // The engines of one host split one initial window while they start
     // (struct mrc_iw_share, as the kernel does per network namespace).
     bool iw_share = true;
+    // The engines' failover rules (mrc_conn_cfg.failover, enum
+    // mrc_failover); under SRv6 routing the engines know each plane's
+    // paths (one per T1), as the kernel does from its route.
+    std::uint8_t failover = MRC_FO_ALL;
     std::uint64_t seed = 1;
     // Transmit room of a host's NIC port: once this much data waits in it,
     // the host's engines are told the plane has no room

@@ -34,7 +34,7 @@ namespace {
                  "  [--msg-kb M] [--msgs C] [--load L] [--duration-us D]\n"
                  "  [--fail nic:PLANE:HOST@US[:silent]] [--fail link:PLANE:T0:T1@US]\n"
                  "  [--fail t1:PLANE:T1@US] [--fail t0:PLANE:T0@US[:silent]]\n"
-                 "  [--cc nscc|uec] [--mpr N] [--rto-exp E] [--seed S]\n"
+                 "  [--cc nscc|uec] [--mpr N] [--rto-exp E] [--seed S] [--failover MASK]\n"
                  "  [--nic-room-kb K] [--init-wnd-kb W] [--iw-share 0|1]\n"
                  "  [--deadline-ms MS]\n");
     std::exit(2);
@@ -154,6 +154,9 @@ int main(int argc, char** argv) {
             cfg.iw_share = num(val()) != 0;
         else if (a == "--nic-room-kb")
             cfg.nic_room_bytes = static_cast<std::uint64_t>(num(val()) * 1024);
+        else if (a == "--failover")
+            cfg.failover =
+                static_cast<std::uint8_t>(static_cast<unsigned>(num(val())) & MRC_FO_ALL);
         else if (a == "--seed")
             cfg.seed = cfg.net.seed = static_cast<std::uint64_t>(num(val()));
         else if (a == "--deadline-ms")

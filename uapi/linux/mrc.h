@@ -900,6 +900,15 @@ struct mrc_info_plane {
  *                  would (a chunk the cumulative ack passed whole, the
  *                  same EV echoed)
  * @mi_rx_sacks:    SACKs received
+ *
+ * Since MRC_INFO_SIZE_V6 (failover, net.mrc.failover):
+ * @mi_rtx_path:    packets in flight on an EV when it became ASSUMED_BAD,
+ *                  resent at once on live EVs
+ * @mi_paths_retired: paths retired whole once several of their EVs fell
+ *                  silent (a dead spine or link of a source route)
+ * @mi_paths_gray:  paths demoted whole for their loss rate (a gray spine)
+ * @mi_cwnd_cuts_spared: losses and timeout passes that left the window
+ *                  alone because a path failure explained them
  */
 struct mrc_info {
 	__u32	mi_size;
@@ -943,6 +952,10 @@ struct mrc_info {
 	__u64	mi_tx_sacks;
 	__u64	mi_tx_sacks_merged;
 	__u64	mi_rx_sacks;
+	__u64	mi_rtx_path;
+	__u64	mi_paths_retired;
+	__u64	mi_paths_gray;
+	__u64	mi_cwnd_cuts_spared;
 };
 
 #define MRC_INFO_SIZE_V1	(168 + MRC_INFO_PLANES * 32)
@@ -950,13 +963,14 @@ struct mrc_info {
 #define MRC_INFO_SIZE_V3	(MRC_INFO_SIZE_V2 + 24)
 #define MRC_INFO_SIZE_V4	(MRC_INFO_SIZE_V3 + 8)
 #define MRC_INFO_SIZE_V5	(MRC_INFO_SIZE_V4 + 24)
+#define MRC_INFO_SIZE_V6	(MRC_INFO_SIZE_V5 + 32)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V5, "mrc_info ABI");
+static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V6, "mrc_info ABI");
 #else
 _Static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V5, "mrc_info ABI");
+_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V6, "mrc_info ABI");
 #endif
 
 #endif /* _UAPI_LINUX_MRC_H */

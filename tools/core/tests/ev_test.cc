@@ -194,8 +194,8 @@ TEST_F(EvTest, ReplacementKeepsPathLoadBalanced) {
         for (u16 i = 0; i < m_.n_ev; i++)
             if (!m_.ev[i].active && m_.ev[i].state == MRC_EV_GOOD && path(i) != path(victim))
                 best = std::min(best, load[path(i)]);
-        mrc_ev_on_loss(&m_, 100 + round, victim, 10);  // a second loss: condemned
-        mrc_ev_on_loss(&m_, 101 + round, victim, 10);
+        mrc_ev_on_loss(&m_, 100 + round, victim, 0, 10);  // a second loss: condemned
+        mrc_ev_on_loss(&m_, 101 + round, victim, 0, 10);
         int promoted = -1;
         for (const auto& e : drain())
             if (e.type == MRC_EVT_EV_STATE && e.u.ev.cause == MRC_EVC_PROMOTE)
@@ -370,7 +370,7 @@ TEST_F(EvTest, TimeoutReplacedBySamePlaneBackup) {
     for (int round = 0; round < 4; round++) {
         int idx = first_active();
         u8 plane = m_.ev[idx].plane;
-        mrc_ev_on_timeout(&m_, 100, idx);
+        mrc_ev_on_timeout(&m_, 100, idx, 0, 0);
         EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
         EXPECT_FALSE(m_.ev[idx].active);
         EXPECT_EQ(active_in_plane(plane), 4);
@@ -395,14 +395,14 @@ TEST_F(EvTest, TimeoutWithoutBackupShrinksAboveFloor) {
     make(2, 4, 4, 2);
     int idx = first_active();
     u8 plane = m_.ev[idx].plane;
-    mrc_ev_on_timeout(&m_, 1, idx);
+    mrc_ev_on_timeout(&m_, 1, idx, 0, 0);
     EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
     EXPECT_EQ(active_in_plane(plane), 3);
     EXPECT_EQ(m_.plane[plane].n_active, 3);
     EXPECT_EQ(m_.n_rot, 7);
     // Timeout on an already bad EV: counted, nothing else.
     drain();
-    mrc_ev_on_timeout(&m_, 2, idx);
+    mrc_ev_on_timeout(&m_, 2, idx, 0, 0);
     EXPECT_EQ(m_.ev[idx].cnt.timeouts, 2u);
     EXPECT_TRUE(drain().empty());
 }
@@ -414,7 +414,7 @@ TEST_F(EvTest, FloorBorrowsBackupFromAnotherPlane) {
         int idx = -1;
         for (u16 i = 0; i < m_.n_rot && idx < 0; i++)
             if (m_.ev[m_.rot[i]].plane == 0) idx = m_.rot[i];
-        mrc_ev_on_timeout(&m_, 1, idx);
+        mrc_ev_on_timeout(&m_, 1, idx, 0, 0);
         EXPECT_EQ(active_in_plane(0), 4);
     }
     // Next plane-0 timeout: no plane-0 backup, usable would drop to 7 < 8:
@@ -422,7 +422,7 @@ TEST_F(EvTest, FloorBorrowsBackupFromAnotherPlane) {
     int idx = -1;
     for (u16 i = 0; i < m_.n_rot && idx < 0; i++)
         if (m_.ev[m_.rot[i]].plane == 0) idx = m_.rot[i];
-    mrc_ev_on_timeout(&m_, 1, idx);
+    mrc_ev_on_timeout(&m_, 1, idx, 0, 0);
     EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
     EXPECT_EQ(active_in_plane(0), 3);
     EXPECT_EQ(active_in_plane(1), 5);
@@ -432,7 +432,7 @@ TEST_F(EvTest, FloorBorrowsBackupFromAnotherPlane) {
 TEST_F(EvTest, FloorHoldKeepsEvWhenNothingLeft) {
     make(1, 4, 4, 4);
     int idx = first_active();
-    mrc_ev_on_timeout(&m_, 1, idx);
+    mrc_ev_on_timeout(&m_, 1, idx, 0, 0);
     EXPECT_EQ(m_.ev[idx].state, MRC_EV_GOOD);
     EXPECT_TRUE(m_.ev[idx].active);
     EXPECT_EQ(m_.floor_holds, 1u);
@@ -450,7 +450,7 @@ TEST_F(EvTest, ProbeScheduleBackoffAndRecovery) {
     m_.probe_interval_ns = 1000;
     m_.probe_max_ns = 3000;
     int idx = first_active();
-    mrc_ev_on_timeout(&m_, 500, idx);
+    mrc_ev_on_timeout(&m_, 500, idx, 0, 0);
     EXPECT_EQ(mrc_ev_probe_due(&m_, 1499), -1);
     EXPECT_EQ(m_.probe_deadline, 1500u);
     EXPECT_EQ(mrc_ev_probe_due(&m_, 1500), idx);
@@ -485,7 +485,7 @@ TEST_F(EvTest, ProbesOfASilentConnectionArePacedAsOne) {
     const u64 ms = 1000000;
     // Time out whatever is in the rotation until nothing but the floor is left.
     for (int round = 0; round < 64; round++)
-        for (u16 i = 0; i < m_.n_rot; i++) mrc_ev_on_timeout(&m_, 0, m_.rot[i]);
+        for (u16 i = 0; i < m_.n_rot; i++) mrc_ev_on_timeout(&m_, 0, m_.rot[i], 0, 0);
     u32 bad = 0;
     for (u16 i = 0; i < m_.n_ev; i++) bad += m_.ev[i].state == MRC_EV_ASSUMED_BAD;
     ASSERT_GE(bad, 100u);
@@ -521,7 +521,7 @@ TEST_F(EvTest, ProbesOfASilentConnectionArePacedAsOne) {
 TEST_F(EvTest, ProbeRecoveryRejoinsShortPlane) {
     make(1, 4, 4, 1);
     int idx = first_active();
-    mrc_ev_on_timeout(&m_, 0, idx);
+    mrc_ev_on_timeout(&m_, 0, idx, 0, 0);
     EXPECT_EQ(m_.n_rot, 3);
     drain();
     mrc_ev_probe_answered(&m_, 10, idx);
@@ -541,7 +541,7 @@ TEST_F(EvTest, ProbeRecoveryRejoinsShortPlane) {
 TEST_F(EvTest, SackNeverRevivesBadEv) {
     make(1, 4, 4, 1);
     int idx = first_active();
-    mrc_ev_on_timeout(&m_, 0, idx);
+    mrc_ev_on_timeout(&m_, 0, idx, 0, 0);
     mrc_ev_on_sack(&m_, 1, idx, MRC_ECN_NONE);
     mrc_ev_on_sack(&m_, 1, idx, MRC_ECN_SKIP_ONCE);
     mrc_ev_on_nack(&m_, 1, idx, MRC_NACK_TRIMMED);
@@ -553,7 +553,7 @@ TEST_F(EvTest, ProbesOnlyOnUsablePlanes) {
     int idx = -1;
     for (u16 i = 0; i < m_.n_rot && idx < 0; i++)
         if (m_.ev[m_.rot[i]].plane == 1) idx = m_.rot[i];
-    mrc_ev_on_timeout(&m_, 0, idx);
+    mrc_ev_on_timeout(&m_, 0, idx, 0, 0);
     const u64 due = m_.ev[idx].next_probe_ns;
     mrc_ev_set_plane_up(&m_, 1, 1, false);
     EXPECT_EQ(m_.probe_deadline, MRC_NO_DEADLINE);
@@ -579,7 +579,7 @@ TEST_F(EvTest, DeniedAndReadmitted) {
     ASSERT_EQ(ev.size(), 1u);
     EXPECT_EQ(ev[0].u.ev.cause, MRC_EVC_ADMIN);
     // Feedback never moves a DENIED EV.
-    mrc_ev_on_timeout(&m_, 3, idx);
+    mrc_ev_on_timeout(&m_, 3, idx, 0, 0);
     mrc_ev_on_sack(&m_, 3, idx, MRC_ECN_SKIP_ONCE);
     mrc_ev_probe_answered(&m_, 3, idx);
     EXPECT_EQ(m_.ev[idx].state, MRC_EV_DENIED);
@@ -620,7 +620,7 @@ TEST_F(EvTest, CountersAndPlaneInfo) {
     int idx = first_active();
     mrc_ev_on_sack(&m_, 0, idx, MRC_ECN_SKIP_ONCE);
     mrc_ev_on_nack(&m_, 0, idx, MRC_NACK_TRIMMED);
-    mrc_ev_on_timeout(&m_, 0, idx);
+    mrc_ev_on_timeout(&m_, 0, idx, 0, 0);
     mrc_plane_info pi[2];
     u64 sent = 0;
     for (u8 p = 0; p < 2; p++) {
@@ -663,11 +663,11 @@ TEST_F(EvTest, EventQueueOverflowIsCountedAndMasked) {
 TEST_F(EvTest, SecondLossWithinWindowCondemns) {
     make(2, 8, 6, 2, 7);
     const int v = first_active();
-    mrc_ev_on_loss(&m_, 1000, v, 100);
+    mrc_ev_on_loss(&m_, 1000, v, 0, 100);
     EXPECT_EQ(m_.ev[v].state, MRC_EV_GOOD);
-    mrc_ev_on_loss(&m_, 1200, v, 100);  // 200 ns later: a new first strike
+    mrc_ev_on_loss(&m_, 1200, v, 0, 100);  // 200 ns later: a new first strike
     EXPECT_EQ(m_.ev[v].state, MRC_EV_GOOD);
-    mrc_ev_on_loss(&m_, 1250, v, 100);
+    mrc_ev_on_loss(&m_, 1250, v, 0, 100);
     EXPECT_EQ(m_.ev[v].state, MRC_EV_ASSUMED_BAD);
     EXPECT_EQ(m_.ev[v].cnt.lost, 3u);
 }

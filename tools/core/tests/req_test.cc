@@ -1754,4 +1754,139 @@ TEST_F(LossTest, TailLossProbeBeforeTheTimeout) {
     EXPECT_EQ(stats().timeouts, 0u);
 }
 
+// ---- failover rules (cfg.failover, enum mrc_failover): each test also
+// runs with its rule off and expects the behaviour before it.
+class FailoverTest : public LossTest {
+  protected:
+    // 16 spaced packets; every packet arrives but those on one EV whose
+    // packets all left before the newest two (so that later deliveries can
+    // reveal each loss; *lost: their indexes), the newest packet's SACK at
+    // 25 us.
+    std::vector<mrc_tx_desc> lose_one_ev(std::vector<size_t>* lost) {
+        auto d = send_spaced();
+        u32 x = d[0].ev;
+        for (const auto& a : d) {
+            bool early = true;
+            for (size_t k = 14; k < d.size(); k++) early &= d[k].ev != a.ev;
+            if (early) {
+                x = a.ev;
+                break;
+            }
+        }
+        std::vector<u32> got;
+        for (u32 k = 0; k < d.size(); k++) {
+            if (d[k].ev == x)
+                lost->push_back(k);
+            else
+                got.push_back(k);
+        }
+        EXPECT_GE(lost->size(), 2u);
+        rx(25 * kUs, sack_of(d, got, 15));
+        return d;
+    }
+    // Run the timer until @n losses were inferred (or nothing is due).
+    void infer(u64 n) {
+        for (int k = 0; k < 64 && stats().lost_inferred < n; k++) {
+            const u64 t = mrc_conn_next_deadline(c_);
+            if (t == MRC_NO_DEADLINE) break;
+            mrc_conn_on_timer(c_, t);
+        }
+    }
+};
+
+// The receiver condemns an EV (ALWAYS_SKIP): the packets in flight on it
+// go again at once, on other EVs, without a timeout or a loss verdict.
+TEST_F(FailoverTest, ResendsWhatIsInFlightOnACondemnedEvAtOnce) {
+    for (u8 fo : {static_cast<u8>(MRC_FO_ALL), static_cast<u8>(MRC_FO_ALL & ~MRC_FO_RESEND)}) {
+        cfg_.failover = fo;
+        create();
+        auto d = send_spaced();
+        size_t on_x = 0;
+        for (const auto& x : d) on_x += x.ev == d[0].ev;
+        ASSERT_GE(on_x, 2u);
+        // A SACK of packet 1 (another EV) whose M field condemns EV X.
+        mrc_pkt s = sack(0xffffff, 1ull << d[1].pkt.bth.psn, 1, d[0].ev, MRC_ECN_ALWAYS_SKIP);
+        rx(20 * kUs, s);
+        ASSERT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
+        auto r = poll(20 * kUs);
+        if (fo & MRC_FO_RESEND) {
+            ASSERT_EQ(r.size(), on_x);
+            for (const auto& x : r) {
+                EXPECT_TRUE(x.rtx);
+                EXPECT_NE(x.ev, d[0].ev);
+            }
+            EXPECT_EQ(stats().tx_rtx_path, on_x);
+        } else {
+            EXPECT_TRUE(r.empty()) << "without the rule they wait for their own verdicts";
+            EXPECT_EQ(stats().tx_rtx_path, 0u);
+        }
+        EXPECT_EQ(stats().timeouts, 0u);
+        EXPECT_EQ(stats().lost_inferred, 0u);
+    }
+}
+
+// Two losses on one EV condemn it: a path failure, not congestion. The
+// window keeps what it had: the second loss cuts nothing and the first
+// one's cut comes back.
+TEST_F(FailoverTest, LossesThatCondemnTheirEvLeaveTheWindow) {
+    for (u8 fo : {static_cast<u8>(MRC_FO_ALL), static_cast<u8>(MRC_FO_ALL & ~MRC_FO_BLAME_PATH)}) {
+        cfg_.failover = fo;
+        cfg_.cc_algo = MRC_CC_NSCC;
+        create();
+        std::vector<size_t> lost;
+        auto d = lose_one_ev(&lost);
+        ASSERT_EQ(stats().lost_inferred, 0u) << "nothing after them on their EV: the any-path rule";
+        const u32 cwnd0 = stats().cwnd_bytes;
+        infer(2);
+        ASSERT_EQ(stats().lost_inferred, 2u);
+        EXPECT_EQ(ev_state(d[lost[0]].ev), MRC_EV_ASSUMED_BAD);
+        if (fo & MRC_FO_BLAME_PATH) {
+            EXPECT_EQ(stats().cwnd_bytes, cwnd0);
+            EXPECT_EQ(stats().cwnd_cuts_spared, 1u);
+        } else {
+            EXPECT_EQ(stats().cwnd_bytes, cwnd0 - 2 * 1024);
+            EXPECT_EQ(stats().cwnd_cuts_spared, 0u);
+        }
+    }
+}
+
+// A timeout on an EV whose siblings delivered later packets: one path
+// died, the connection delivers; the pass keeps the window. With nothing
+// delivered at all the pass cuts it, rule or not.
+TEST_F(FailoverTest, TimeoutOfOnePathKeepsTheWindowSilenceOfAllCutsIt) {
+    for (u8 fo : {static_cast<u8>(MRC_FO_ALL), static_cast<u8>(MRC_FO_ALL & ~MRC_FO_BLAME_PATH)}) {
+        cfg_.failover = fo;
+        cfg_.cc_algo = MRC_CC_NSCC;
+        cfg_.reo_wnd_pm = 0;  // timeouts only
+        cfg_.tlp = 0;
+        create();
+        std::vector<size_t> lost;
+        lose_one_ev(&lost);
+        const u32 cwnd0 = stats().cwnd_bytes;
+        // The first times out and condemns the EV; the rest of the EV's
+        // packets go again at once (MRC_FO_RESEND), without timing out.
+        u64 t = 0;
+        for (int k = 0; k < 8 && !stats().timeouts; k++) {
+            t = mrc_conn_next_deadline(c_);
+            mrc_conn_on_timer(c_, t);
+        }
+        EXPECT_EQ(stats().timeouts, 1u);
+        EXPECT_EQ(poll(t).size(), lost.size());
+        if (fo & MRC_FO_BLAME_PATH) {
+            EXPECT_EQ(stats().cwnd_bytes, cwnd0);
+            EXPECT_EQ(stats().cwnd_cuts_spared, 1u);
+        } else {
+            EXPECT_LT(stats().cwnd_bytes, cwnd0);
+        }
+        // Everything silent: a new connection whose packets all time out.
+        create();
+        send_spaced();
+        const u32 cwnd1 = stats().cwnd_bytes;
+        for (int k = 0; k < 8 && !stats().timeouts; k++)
+            mrc_conn_on_timer(c_, mrc_conn_next_deadline(c_));
+        EXPECT_GT(stats().timeouts, 0u);
+        EXPECT_LT(stats().cwnd_bytes, cwnd1);
+    }
+}
+
 }  // namespace
