@@ -885,7 +885,9 @@ u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx)
 	e->cnt.probes_ok++;
 	e->probe_sent_ns = 0;
 	ev_peer_heard(m);
-	if (e->state != MRC_EV_ASSUMED_BAD || !mrc_ev_path_answered(m, now, idx))
+	/* A probe leaves only while its EV is bad: it is news of now. */
+	if (e->state != MRC_EV_ASSUMED_BAD ||
+	    !mrc_ev_path_answered(m, now, idx, now))
 		return rtt;
 	e->next_probe_ns = MRC_NO_DEADLINE;
 	e->probe_backoff = 0;
@@ -900,19 +902,21 @@ u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx)
  * @m: manager
  * @now: current time
  * @idx: EV index
+ * @tx_ns: when that transmission was sent
  *
  * The transmission reached the receiver after all: the timeout was
  * spurious (a slow path, not a dead one). An EV that timeout demoted to
  * ASSUMED_BAD is GOOD again at once, as if its probe had been answered;
  * waiting for a probe would only shrink the active set for nothing.
  */
-void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx)
+void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns)
 {
 	struct mrc_ev_entry *e = &m->ev[idx];
 
 	e->cnt.late_acks++;
 	ev_peer_heard(m);
-	if (e->state != MRC_EV_ASSUMED_BAD || !mrc_ev_path_answered(m, now, idx))
+	if (e->state != MRC_EV_ASSUMED_BAD ||
+	    !mrc_ev_path_answered(m, now, idx, tx_ns))
 		return;
 	e->next_probe_ns = MRC_NO_DEADLINE;
 	e->probe_sent_ns = 0;

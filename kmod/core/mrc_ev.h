@@ -35,6 +35,8 @@
  *	(given back if they condemn it, MRC_FO_BLAME_PATH; mrc_req_loss.c)
  * @by_path: ASSUMED_BAD with its path (retired or gray), not on its own:
  *	no probes of its own, revived with the path (mrc_ev_path.c)
+ * @lost_run: its last packet known was lost: a further loss in the same
+ *	run is not another sample of its path's loss rate (mrc_ev_path.c)
  * @cnt: counters
  */
 struct mrc_ev_entry {
@@ -51,6 +53,7 @@ struct mrc_ev_entry {
 	u64 last_loss_ns;
 	u32 loss_cut_bytes;
 	u8 by_path;
+	u8 lost_run;
 	struct mrc_ev_counters cnt;
 };
 
@@ -187,7 +190,7 @@ void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason);
 void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 		       u64 window_ns);
 u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx);
-void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx);
+void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns);
 void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 		    u64 window_ns);
 int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now);
@@ -213,7 +216,8 @@ void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns);
 void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx);
 void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 			u64 window_ns);
-bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx);
+bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
+			  u64 tx_ns);
 u32 mrc_ev_usable(const struct mrc_ev_mgr *m);
 void mrc_ev_get_info(const struct mrc_ev_mgr *m, int idx,
 		     struct mrc_ev_info *info);

@@ -235,6 +235,7 @@ void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns)
 {
 	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
 
+	m->ev[idx].lost_run = 0;
 	m->loss_all_fp -= m->loss_all_fp >> MRC_LOSS_ALL_SHIFT;
 	if (tx_ns > m->delivered_tx_ns)
 		m->delivered_tx_ns = tx_ns;
@@ -254,13 +255,20 @@ void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns)
  * @now: current time
  * @idx: EV index
  *
- * A loss-estimator sample of 1; a path that turns gray is demoted.
+ * A loss-estimator sample of 1, once per run of losses on the EV: a
+ * flowcell (up to 32 packets on one EV) lost whole to a stalled guest or
+ * a burst is one event, not 32 samples of the path's loss rate, which
+ * is about packets lost one by one (a spine dropping 15 %). A path that
+ * turns gray is demoted.
  */
 void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx)
 {
 	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
 	u8 plane = m->ev[idx].plane;
 
+	if (m->ev[idx].lost_run)
+		return;
+	m->ev[idx].lost_run = 1;
 	m->loss_all_fp += (MRC_FP_ONE - m->loss_all_fp) >> MRC_LOSS_ALL_SHIFT;
 	if (!p)
 		return;
@@ -317,15 +325,20 @@ void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
  * @m: manager
  * @now: current time
  * @idx: EV index
+ * @tx_ns: when what was answered left (the probe, the packet)
  *
  * A retired path comes back with it: its quiet EVs are GOOD again (cause
  * of the retirement) and rejoin the rotation where their plane is short.
- * A gray path does not before its hold ends: the EV stays ASSUMED_BAD,
- * quiet, and the caller must leave it so.
+ * Not for a packet sent before the losses that retired a dead path: it
+ * crossed the path before it failed (its acknowledgment was what got
+ * lost, on the way back), which says nothing of the path now. A gray path
+ * does not come back before its hold ends: the EV stays ASSUMED_BAD,
+ * quiet. In both cases the caller must leave the EV as it is.
  *
  * Return: true if the caller may make @idx GOOD.
  */
-bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx)
+bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
+			  u64 tx_ns)
 {
 	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
 	struct mrc_ev_entry *e;
@@ -336,6 +349,8 @@ bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx)
 	if (!p || !p->retired)
 		return true;
 	cause = p->retired;
+	if (cause == MRC_EVC_PATH && tx_ns <= p->first_lost_tx_ns)
+		return false;
 	if (cause == MRC_EVC_GRAY && now < p->gray_until_ns) {
 		m->ev[idx].by_path = 1;
 		m->ev[idx].next_probe_ns = MRC_NO_DEADLINE;

@@ -688,7 +688,7 @@ static void req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
 	 */
 	if (exact || p->to_cause != MRC_RTX_PATH)
 		req_rtt_sample(c, now, rtt, c->evm.ev[p->to_ev_idx].value, psn);
-	mrc_ev_on_late_ack(&c->evm, now, p->to_ev_idx);
+	mrc_ev_on_late_ack(&c->evm, now, p->to_ev_idx, p->to_tx_ns);
 	p->to_tx_ns = 0;
 }
 

@@ -317,6 +317,14 @@ fi
 log "failover: ASSUMED_BAD EVs on the dead link/elsewhere per snapshot:$snaps (skip: $(ev_count "$evs.bad" skip))"
 check "failover: every ASSUMED_BAD EV of hA is on p$FO_PLANE/s$FO_SPINE, the dead link (dead/elsewhere:$snaps)" \
 	[ "$only" = 1 ]
+# net.mrc.failover (MRC_FO_PATH_RETIRE, Documentation/networking/mrc.rst
+# "Failover: paths, not EVs"): two silent EVs of the dead link's path
+# retire the whole path, its backups too (8 of its 16 EVs that no packet
+# had tried), so every one of them is ASSUMED_BAD in the last snapshot.
+# Each EV alone (net.mrc.failover=0) leaves the untried ones GOOD.
+n_path=$(awk -v p=$FO_PLANE -v s=$FO_SPINE '$2 == p && $3 == s' "$evs.bad" | wc -l)
+check "failover: the dead link's path is retired whole ($dead of its $n_path EVs ASSUMED_BAD)" \
+	all '[ "$n_path" -gt 0 ]' '[ "$dead" = "$n_path" ]'
 sleep 0.5
 c1=$(fabric_sid_count sp-p1-s0 srh 1)
 sleep 1
@@ -333,6 +341,8 @@ while (($(ms_now) - t_down < 120000)); do
 	sleep 0.2
 done
 log "failover: transfer done, MRC_INFO client $(cat "$out/fo.cli.info")"
+check "failover: MRC_INFO counts the retired path (paths_retired $(info_get fo cli paths_retired), rtx_path $(info_get fo cli rtx_path), cwnd_cuts_spared $(info_get fo cli cwnd_cuts_spared))" \
+	[ "$(info_get fo cli paths_retired)" -ge 1 ]
 log "failover: hA /proc/net/mrc: $(fabric_exec hA cat /proc/net/mrc | awk '$1 ~ /^(TxPackets|TxNoRoute|ConnFailed)$/' | tr '\n' ' ')"
 # The dead link's EVs just before it comes back: probes must restore them.
 ev_states hA "$evs.down" || : >"$evs.down"

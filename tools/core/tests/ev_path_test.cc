@@ -159,8 +159,10 @@ TEST_F(EvPathTest, NoRetirementWithoutProof) {
     EXPECT_EQ(m_.paths_retired, 0u);
 }
 
-// A late acknowledgment of a packet whose silence retired the path proves
-// the path alive: everything comes back.
+// A late acknowledgment of a packet sent before the losses that retired
+// the path says nothing of the path now (its ack died on the way back);
+// one of a packet sent after them proves the path alive: everything
+// comes back.
 TEST_F(EvPathTest, LateAckRevivesTheRetiredPath) {
     make();
     deliver_all(5 * kMs);
@@ -169,7 +171,10 @@ TEST_F(EvPathTest, LateAckRevivesTheRetiredPath) {
     mrc_ev_on_timeout(&m_, 20 * kMs, dead[0], 11 * kMs, 4 * kMs);
     mrc_ev_on_timeout(&m_, 21 * kMs, dead[1], 11 * kMs, 4 * kMs);
     ASSERT_EQ(m_.paths_retired, 1u);
-    mrc_ev_on_late_ack(&m_, 22 * kMs, dead[0]);
+    mrc_ev_on_late_ack(&m_, 22 * kMs, dead[0], 10 * kMs);
+    EXPECT_EQ(count(dead, MRC_EV_ASSUMED_BAD), static_cast<int>(dead.size()))
+        << "sent before the failure: no news";
+    mrc_ev_on_late_ack(&m_, 22 * kMs, dead[0], 11 * kMs + 1);
     EXPECT_EQ(count(dead, MRC_EV_ASSUMED_BAD), 1) << "only the other silent EV waits for its probe";
     EXPECT_EQ(m_.ev[dead[1]].by_path, 0);
 }
@@ -243,6 +248,17 @@ TEST_F(EvGrayTest, UniformLossIsNotGray) {
     traffic(0, 5000, 100, 100);
     traffic(50 * kMs, 5000, 33, 33);
     EXPECT_EQ(m_.paths_gray, 0u);
+}
+
+// A flowcell lost whole (a stalled guest, a burst: 32 packets of one EV in
+// a row) is one loss event, not 32 samples of the path's loss rate.
+TEST_F(EvGrayTest, AFlowcellLostWholeIsOneSample) {
+    make();
+    traffic(0, 300, 0, 0);
+    const int x = on_path(0, 0)[0];
+    for (int k = 0; k < 32; k++) mrc_ev_path_lost(&m_, 4 * kMs, x);
+    EXPECT_EQ(m_.paths_gray, 0u);
+    EXPECT_LT(m_.path[m_.plane[0].path_first].loss_fp, 65536u / 100) << "one sample of 1/256";
 }
 
 // The plane's last live path is never demoted for loss: losing 15 % costs
