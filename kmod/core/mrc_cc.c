@@ -187,6 +187,24 @@ void mrc_cc_refund(struct mrc_cc *cc, u32 bytes)
 }
 
 /**
+ * mrc_cc_undo_timeout() - undo the last timeout cut: a path failure
+ * explained it after all.
+ * @cc: state
+ *
+ * The window before the cut (kept for a spurious timeout, see
+ * mrc_cc_timeout_cut()) comes back if larger.
+ */
+void mrc_cc_undo_timeout(struct mrc_cc *cc)
+{
+	if (!cc->saved_cwnd)
+		return;
+	if (cc->saved_cwnd > cc->cwnd)
+		cc->cwnd = cc->saved_cwnd;
+	cc->saved_cwnd = 0;
+	cc->cnt.refund++;
+}
+
+/**
  * mrc_cc_cwnd() - the window the requester obeys.
  * @cc: state
  *

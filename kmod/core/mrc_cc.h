@@ -55,7 +55,8 @@ struct mrc_cc_ack {
  * @fast: fast increases (uec)
  * @adjust: batched window adjustments (uec)
  * @share_cuts: window cuts to the host's initial-window share
- * @refund: loss cuts given back because a path failure explained them
+ * @refund: loss and timeout cuts given back because a path failure
+ *	explained them
  */
 struct mrc_cc_counters {
 	u64 pi;
@@ -218,6 +219,7 @@ void mrc_cc_on_nack(struct mrc_cc *cc, u64 now, u8 reason, u32 bytes);
 void mrc_cc_on_timeout(struct mrc_cc *cc, u64 now);
 void mrc_cc_on_loss(struct mrc_cc *cc, u64 now, u32 bytes);
 void mrc_cc_refund(struct mrc_cc *cc, u32 bytes);
+void mrc_cc_undo_timeout(struct mrc_cc *cc);
 u32 mrc_cc_cwnd(const struct mrc_cc *cc);
 u32 mrc_cc_bdp_wnd(const struct mrc_cc_profile *p, u64 rtt_ns);
 void mrc_cc_clamp(struct mrc_cc *cc);

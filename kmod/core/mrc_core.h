@@ -52,8 +52,8 @@ enum mrc_tx_pkt_state {
  * @MRC_RTX_PMTU: larger than a path MTU that shrank while it was in
  *	flight (mrc_conn_set_mtu()): dropped by a router, not by congestion
  *	or a failed path; the host fragments the retransmission
- * @MRC_RTX_PATH: in flight on an EV that became ASSUMED_BAD (its own
- *	verdict, or its path's): resent at once (MRC_FO_RESEND)
+ * @MRC_RTX_PATH: in flight on a path retired as dead: resent at once
+ *	(MRC_FO_RESEND)
  */
 enum mrc_rtx_cause {
 	MRC_RTX_TIMEOUT = 0,
@@ -419,7 +419,7 @@ void mrc_req_note_lost_tx(struct mrc_tx_pkt *p, u64 waited_ns, u8 cause);
 void mrc_loss_note_delivered(struct mrc_conn *c, u64 now,
 			     const struct mrc_tx_pkt *p);
 void mrc_loss_detect(struct mrc_conn *c, u64 now);
-void mrc_loss_resend_bad(struct mrc_conn *c, u64 now);
+void mrc_loss_after_verdicts(struct mrc_conn *c, u64 now);
 u64 mrc_loss_silence_window(const struct mrc_conn *c);
 void mrc_loss_on_spurious(struct mrc_conn *c);
 void mrc_loss_tlp_arm(struct mrc_conn *c, u64 now);

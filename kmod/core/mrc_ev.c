@@ -107,8 +107,7 @@ static void ev_emit(struct mrc_ev_mgr *m, u64 now, int idx, u8 old, u8 cause)
  * @cause: enum mrc_ev_cause
  *
  * Every change ends a retirement with the path (@by_path: the path code
- * sets it again after its own demotions), and one into ASSUMED_BAD asks
- * the requester to resend what is in flight on the EV (@resend_pending).
+ * sets it again after its own demotions).
  */
 void mrc_ev_set_state(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
 		      u8 cause)
@@ -118,8 +117,6 @@ void mrc_ev_set_state(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
 
 	e->state = state;
 	e->by_path = 0;
-	if (state == MRC_EV_ASSUMED_BAD && old != MRC_EV_ASSUMED_BAD)
-		m->resend_pending = 1;
 	ev_emit(m, now, idx, old, cause);
 }
 

@@ -31,8 +31,6 @@
  * @delivered_tx_ns: send time of the newest packet sent on this EV known
  *	delivered (the requester's loss detection, mrc_req_loss.c)
  * @last_loss_ns: when a loss on this EV was last inferred (0: none)
- * @loss_cut_bytes: window the losses of its current loss window cut
- *	(given back if they condemn it, MRC_FO_BLAME_PATH; mrc_req_loss.c)
  * @by_path: ASSUMED_BAD with its path (retired or gray), not on its own:
  *	no probes of its own, revived with the path (mrc_ev_path.c)
  * @lost_run: its last packet known was lost: a further loss in the same
@@ -51,7 +49,6 @@ struct mrc_ev_entry {
 	u64 probe_sent_ns;
 	u64 delivered_tx_ns;
 	u64 last_loss_ns;
-	u32 loss_cut_bytes;
 	u8 by_path;
 	u8 lost_run;
 	struct mrc_ev_counters cnt;
@@ -67,6 +64,13 @@ struct mrc_ev_entry {
  * @gray_until_ns: gray: its EVs are not revived before this time
  * @gray_hold_ns: the next gray hold (doubles while the path stays gray)
  * @revived_ns: when the path last came back from gray (0: never)
+ * @cut_bytes: window the path's recent losses cut (given back when the
+ *	path is retired, MRC_FO_BLAME_PATH; mrc_req_loss.c)
+ * @cut_ns: when the last of them was (older than a silence window: the
+ *	count starts again)
+ * @to_cut_ns: a timer pass cut the window for timeouts on this path alone
+ *	at this time (0: none since the last verdict); undone when the path
+ *	is retired
  * @loss_fp: loss-rate estimate, 1/65536 units (EWMA over its packets)
  * @samples: estimator samples since the path was last judged, saturating
  * @silent: EVs of the path condemned by silence in the current window
@@ -79,6 +83,9 @@ struct mrc_ev_path {
 	u64 gray_until_ns;
 	u64 gray_hold_ns;
 	u64 revived_ns;
+	u32 cut_bytes;
+	u64 cut_ns;
+	u64 to_cut_ns;
 	u32 loss_fp;
 	u16 samples;
 	u16 silent;
@@ -135,8 +142,8 @@ struct mrc_ev_plane {
  * @failover: cfg.failover (enum mrc_failover)
  * @loss_all_fp: the connection's loss-rate estimate (1/65536 units)
  * @delivered_tx_ns: newest send time of a packet delivered on any EV
- * @resend_pending: an EV became ASSUMED_BAD since the requester last
- *	resent what was in flight on such EVs (MRC_FO_RESEND)
+ * @resend_pending: a path was retired as dead since the requester last
+ *	resent what was in flight on such paths (MRC_FO_RESEND)
  * @paths_retired: paths retired as a whole
  * @paths_gray: paths demoted as gray
  * @plane: per-plane bookkeeping
@@ -218,6 +225,7 @@ void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 			u64 window_ns);
 bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
 			  u64 tx_ns);
+u8 mrc_ev_path_verdict(const struct mrc_ev_mgr *m, int idx);
 u32 mrc_ev_usable(const struct mrc_ev_mgr *m);
 void mrc_ev_get_info(const struct mrc_ev_mgr *m, int idx,
 		     struct mrc_ev_info *info);

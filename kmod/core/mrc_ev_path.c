@@ -185,6 +185,7 @@ static void path_retire(struct mrc_ev_mgr *m, u64 now, struct mrc_ev_path *p,
 		p->gray_until_ns = now + p->gray_hold_ns;
 	} else {
 		m->paths_retired++;
+		m->resend_pending = 1;
 	}
 	for (pass = 0; pass < 2; pass++) {
 		i = m->plane[plane].first;
@@ -220,6 +221,21 @@ static void path_retire(struct mrc_ev_mgr *m, u64 now, struct mrc_ev_path *p,
 		e->next_probe_ns = p->gray_until_ns;
 	}
 	mrc_ev_probe_recompute(m);
+}
+
+/**
+ * mrc_ev_path_verdict() - what the EV's path was found to be.
+ * @m: manager
+ * @idx: EV index
+ *
+ * Return: 0 (live, or paths not tracked), MRC_EVC_PATH (dead) or
+ * MRC_EVC_GRAY (lossy).
+ */
+u8 mrc_ev_path_verdict(const struct mrc_ev_mgr *m, int idx)
+{
+	const struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
+
+	return p ? p->retired : 0;
 }
 
 /**

@@ -1123,19 +1123,58 @@ static void req_timeout_event(struct mrc_conn *c, u64 now, u32 psn,
 }
 
 /*
- * A timeout a path failure explains (MRC_FO_BLAME_PATH): its EV is
- * ASSUMED_BAD (this timeout's verdict or an earlier one) while packets
- * sent after it were delivered on other EVs. The connection still
+ * A timeout a path failure explains (MRC_FO_BLAME_PATH): its path is
+ * retired (this timeout's verdict or an earlier one; see loss_blame() in
+ * mrc_req_loss.c for why one EV's verdict is not enough) while packets
+ * sent after it were delivered on other paths. The connection still
  * delivers: one path died, the window is not to blame. A timeout with
  * nothing delivered since (every path silent: congestion collapse, a
  * stalled peer) is not explained, and the pass cuts the window.
  */
-static bool req_timeout_explained(const struct mrc_conn *c,
-				  const struct mrc_tx_pkt *p)
+static bool req_timeout_explained(const struct mrc_conn *c, u16 ev_idx,
+				  u64 tx_ns)
 {
 	return (c->cfg.failover & MRC_FO_BLAME_PATH) &&
-	       c->evm.ev[p->ev_idx].state == MRC_EV_ASSUMED_BAD &&
-	       c->evm.delivered_tx_ns > p->tx_ns;
+	       mrc_ev_path_verdict(&c->evm, ev_idx) &&
+	       c->evm.delivered_tx_ns > tx_ns;
+}
+
+/*
+ * Timeouts of one timer pass, judged at its end: the pass's second silent
+ * EV of a path retires the path, and that explains the first one's
+ * timeout too. More than fit here is no single path's failure.
+ */
+#define MRC_TO_PASS_MAX	16
+struct req_to_pass {
+	u16 ev_idx[MRC_TO_PASS_MAX];
+	u64 tx_ns[MRC_TO_PASS_MAX];
+	u32 n;
+};
+
+/*
+ * Does the pass cut the window: a timeout in it that no path explains?
+ * *@only is set to the path of those timeouts when they are all on one
+ * (the cut is undone if that path is retired soon after:
+ * mrc_loss_after_verdicts()), else NULL.
+ */
+static bool req_to_pass_cuts(struct mrc_conn *c, const struct req_to_pass *tp,
+			     struct mrc_ev_path **only)
+{
+	struct mrc_ev_path *p;
+	bool cut = false;
+	u32 i;
+
+	*only = NULL;
+	if (tp->n > MRC_TO_PASS_MAX)
+		return true;
+	for (i = 0; i < tp->n; i++) {
+		if (req_timeout_explained(c, tp->ev_idx[i], tp->tx_ns[i]))
+			continue;
+		p = mrc_ev_path_of(&c->evm, tp->ev_idx[i]);
+		*only = !cut || *only == p ? p : NULL;
+		cut = true;
+	}
+	return cut;
 }
 
 /**
@@ -1151,14 +1190,15 @@ static bool req_timeout_explained(const struct mrc_conn *c,
  * hears about a pass with timeouts once, unless a path failure explains
  * every one of them (req_timeout_explained()). A pass without timeouts may
  * send the tail-loss probe (mrc_loss_tlp_fire()). What is still in flight
- * on EVs condemned meanwhile goes again (mrc_loss_resend_bad()).
+ * on paths retired meanwhile goes again (mrc_loss_after_verdicts()).
  */
 void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 {
 	struct mrc_req *r = &c->req;
 	u64 next = MRC_NO_DEADLINE, window;
+	struct mrc_ev_path *only;
+	struct req_to_pass tp;
 	struct mrc_tx_pkt *p;
-	bool any = false, cut = false;
 	u32 psn;
 
 	if (req_progress_expired(c, now)) {
@@ -1174,6 +1214,7 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 	window = mrc_loss_silence_window(c);
 	if (window < mrc_req_rto(c))
 		window = mrc_req_rto(c);
+	tp.n = 0;
 	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
 		p = mrc_txp(r, psn);
 		if (p->state != MRC_TXP_SENT)
@@ -1202,19 +1243,24 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 				     MRC_RTX_TIMEOUT);
 		req_timeout_event(c, now, psn, p);
 		mrc_ev_on_timeout(&c->evm, now, p->ev_idx, p->tx_ns, window);
-		if (!req_timeout_explained(c, p))
-			cut = true;
+		if (tp.n < MRC_TO_PASS_MAX) {
+			tp.ev_idx[tp.n] = p->ev_idx;
+			tp.tx_ns[tp.n] = p->tx_ns;
+		}
+		tp.n++;
 		mrc_req_mark_lost(r, psn, MRC_RTX_TIMEOUT);
-		any = true;
 	}
 	r->rto_deadline = next;
-	if (cut)
-		mrc_cc_on_timeout(&c->cc, now);
-	else if (any)
-		c->st.cwnd_cuts_spared++;
-	else
+	if (!tp.n) {
 		mrc_loss_tlp_fire(c, now);
-	mrc_loss_resend_bad(c, now);
+	} else if (!req_to_pass_cuts(c, &tp, &only)) {
+		c->st.cwnd_cuts_spared++;
+	} else {
+		mrc_cc_on_timeout(&c->cc, now);
+		if (only)
+			only->to_cut_ns = now ? now : 1;
+	}
+	mrc_loss_after_verdicts(c, now);
 }
 
 /**

@@ -42,12 +42,12 @@
  * after a timeout when it is the EV's second loss within
  * MRC_LOSS_REPEAT_RTTS smoothed RTTs (mrc_ev_on_loss(): one loss is
  * random, a dead path loses everything) and the window loses the
- * packet's bytes (mrc_cc_on_loss()), unless the EV is or becomes
- * ASSUMED_BAD (MRC_FO_BLAME_PATH, loss_blame(): a path failed, and the cut
- * of the EV's first loss comes back). No retry budget is
+ * packet's bytes (mrc_cc_on_loss()), unless its path is retired
+ * (MRC_FO_BLAME_PATH, loss_blame(): the path failed, and the cuts of its
+ * recent losses come back). No retry budget is
  * spent: a later packet got through, the connection makes progress.
- * What is still in flight on an EV once it is ASSUMED_BAD goes again at
- * once (MRC_FO_RESEND, mrc_loss_resend_bad()).
+ * What is still in flight on a path once it is retired as dead goes again
+ * at once (MRC_FO_RESEND, mrc_loss_after_verdicts()).
  *
  * Tail-loss probe: a loss among the last packets of a burst has no later
  * delivery to reveal it. When nothing has been acknowledged for a probe
@@ -129,29 +129,31 @@ u64 mrc_loss_silence_window(const struct mrc_conn *c)
 
 /*
  * The window pays for @p's loss unless a path failure explains it
- * (MRC_FO_BLAME_PATH): its EV is ASSUMED_BAD, condemned by this very loss
- * or before, while packets sent after it on other EVs were delivered (the
- * rule that inferred it). The first loss of an EV that a second one then
- * condemns had cut the window before anything could tell: that cut
- * (@loss_cut_bytes) is given back.
+ * (MRC_FO_BLAME_PATH): the packet's path is retired, dead or gray (two of
+ * its EVs fell silent while other paths delivered, or it loses packets at
+ * several times the connection's rate). One EV's losses are no such proof:
+ * a queue that overflows drops the tail of a flowcell, several packets of
+ * one EV, and that is congestion. The cuts of a path's recent losses are
+ * kept (@cut_bytes) and given back when it is retired
+ * (mrc_loss_after_verdicts()).
  */
 static void loss_blame(struct mrc_conn *c, u64 now, struct mrc_tx_pkt *p,
-		       bool was_bad, bool fresh)
+		       u64 window)
 {
-	struct mrc_ev_entry *e = &c->evm.ev[p->ev_idx];
+	struct mrc_ev_path *path = mrc_ev_path_of(&c->evm, p->ev_idx);
 
-	if ((c->cfg.failover & MRC_FO_BLAME_PATH) &&
-	    e->state == MRC_EV_ASSUMED_BAD) {
+	if ((c->cfg.failover & MRC_FO_BLAME_PATH) && path && path->retired) {
 		c->st.cwnd_cuts_spared++;
-		if (!was_bad && e->loss_cut_bytes)
-			mrc_cc_refund(&c->cc, e->loss_cut_bytes);
-		e->loss_cut_bytes = 0;
 		return;
 	}
 	mrc_cc_on_loss(&c->cc, now, p->len);
-	if (fresh)
-		e->loss_cut_bytes = 0;
-	e->loss_cut_bytes += p->len;
+	if (!path)
+		return;
+	if (now - path->cut_ns > window)
+		path->cut_bytes = 0;
+	path->cut_ns = now;
+	if (path->cut_bytes < 0x7fffffff - p->len)
+		path->cut_bytes += p->len;
 }
 
 /* @psn is lost: packets sent after it were delivered, long enough ago. */
@@ -159,15 +161,12 @@ static void loss_infer(struct mrc_conn *c, u64 now, u32 psn,
 		       struct mrc_tx_pkt *p)
 {
 	struct mrc_req *r = &c->req;
-	const struct mrc_ev_entry *e = &c->evm.ev[p->ev_idx];
 	u64 window = mrc_loss_silence_window(c);
-	bool was_bad = e->state == MRC_EV_ASSUMED_BAD;
-	bool fresh = !e->last_loss_ns || now - e->last_loss_ns > window;
 
 	c->st.lost_inferred++;
 	mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_INFERRED);
 	mrc_ev_on_loss(&c->evm, now, p->ev_idx, p->tx_ns, window);
-	loss_blame(c, now, p, was_bad, fresh);
+	loss_blame(c, now, p, window);
 	mrc_req_mark_lost(r, psn, MRC_RTX_INFERRED);
 	if (r->reo_mult > 1 && !--r->reo_decay_left) {
 		r->reo_mult--;
@@ -222,39 +221,59 @@ void mrc_loss_detect(struct mrc_conn *c, u64 now)
 		loss_infer(c, now, psn, p);
 	}
 	r->rack_deadline = next;
-	mrc_loss_resend_bad(c, now);
+	mrc_loss_after_verdicts(c, now);
 }
 
 /**
- * mrc_loss_resend_bad() - resend what is in flight on ASSUMED_BAD EVs.
+ * mrc_loss_after_verdicts() - act on the paths retired as dead since the
+ * last call.
  * @c: connection
  * @now: current time
  *
- * Once an EV is condemned (its own silence, its path's, the receiver's
- * ALWAYS_SKIP), the packets still in flight on it were sent into the same
- * failure: waiting for each one's verdict costs a reordering window or an
- * RTO apiece while the receiver's window holds behind them. They are lost
- * now (cause MRC_RTX_PATH: no EV verdict of their own, no window cut, no
- * retry budget) and go again on live EVs. A condemnation proven wrong by a
- * late acknowledgment of one of them revives its EV (req_late_ack()). Runs
- * only when some EV became ASSUMED_BAD since the last pass
- * (@resend_pending) and MRC_FO_RESEND is on.
+ * Runs after every pass that may condemn (loss detection, the timer) and
+ * does something only when a path was retired (@resend_pending). The
+ * window cuts of the path's recent losses come back, and the last timeout
+ * cut if a timeout of that path alone took it (MRC_FO_BLAME_PATH: they
+ * were a failure, not congestion). The packets still in flight on
+ * the path were sent into the same failure: waiting for each one's verdict
+ * costs a reordering window or an RTO apiece while the receiver's window
+ * holds behind them, so they are lost now (MRC_FO_RESEND; cause
+ * MRC_RTX_PATH: no verdict of their own, no window cut, no retry budget)
+ * and go again on live EVs. A late acknowledgment of one of them revives
+ * its path if it was sent after the path's first loss (req_late_ack()).
  */
-void mrc_loss_resend_bad(struct mrc_conn *c, u64 now)
+void mrc_loss_after_verdicts(struct mrc_conn *c, u64 now)
 {
+	struct mrc_ev_mgr *m = &c->evm;
 	struct mrc_req *r = &c->req;
 	struct mrc_tx_pkt *p;
-	u32 psn;
+	u32 psn, i;
 
-	if (!c->evm.resend_pending)
+	if (!m->resend_pending)
 		return;
-	c->evm.resend_pending = 0;
+	m->resend_pending = 0;
+	for (i = 0; i < m->n_path; i++) {
+		struct mrc_ev_path *pa = &m->path[i];
+
+		if (pa->retired != MRC_EVC_PATH)
+			continue;
+		if (c->cfg.failover & MRC_FO_BLAME_PATH) {
+			if (pa->cut_bytes)
+				mrc_cc_refund(&c->cc, pa->cut_bytes);
+			if (pa->to_cut_ns &&
+			    now - pa->to_cut_ns <= mrc_loss_silence_window(c) +
+						   mrc_req_rto(c))
+				mrc_cc_undo_timeout(&c->cc);
+		}
+		pa->cut_bytes = 0;
+		pa->to_cut_ns = 0;
+	}
 	if (!(c->cfg.failover & MRC_FO_RESEND))
 		return;
 	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
 		p = mrc_txp(r, psn);
 		if (p->state != MRC_TXP_SENT || p->nack_wait ||
-		    c->evm.ev[p->ev_idx].state != MRC_EV_ASSUMED_BAD)
+		    mrc_ev_path_verdict(m, p->ev_idx) != MRC_EVC_PATH)
 			continue;
 		mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_PATH);
 		mrc_req_mark_lost(r, psn, MRC_RTX_PATH);
