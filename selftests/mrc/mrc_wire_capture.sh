@@ -111,6 +111,12 @@ xfer_verdict cap "$out" "$crc" "$src"
 log "client's last MRC_INFO: $(jq -c '{state, timeouts, spurious_timeouts, lost_inferred,
 	retransmits, rto_ns, snd_una, ev_good, ev_bad, planes: [.planes[].bad]}' "$out/cap.cli.info" 2>&1)"
 check "the reader stalled" grep -q "stall end" "$out/cap.srv.err"
+# Each host's receiver checked every ICRC the other sent (the namespaces,
+# and their counters, are new).
+for h in hA hB; do
+	expect_eq "$h: no ICRC rejected (RxBadIcrc)" 0 \
+		"$(fabric_exec "$h" awk '$1 == "RxBadIcrc" { print $2 }' /proc/net/mrc)"
+done
 log "tcpdump: $(tr '\n' ' ' <"$out/tcpdump.err")"
 check "capture written" [ -s "$CAP" ]
 check "no packet dropped by the kernel" grep -q "^0 packets dropped by kernel" "$out/tcpdump.err"
