@@ -35,7 +35,8 @@
 # flowcell before the device and the capture, as a NIC puts it on the
 # wire, and every segment's ICRC is checked on the host, the last and
 # shorter ones' too (scripts/mrc_icrc.py counts them per kind). MRC_CAP_ENCAP
-# (srh, usid, none) picks the encapsulation; srh in make check.
+# picks the encapsulation: srh (make check) or usid (none does not connect
+# in this setup: the handshake times out, nothing is captured).
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
