@@ -408,8 +408,11 @@ def check_sacks(pkts):
         kind = OPCODES.get(p.mrc[0])
         if kind == "data":
             key = (p.ip_raw[8:24], p.ip_raw[24:40])
-            seen[key].setdefault(_psn(p), set()).add(_ev(p))
             first.setdefault(key, _psn(p))
+            # A super-frame's packets follow its first at one length each.
+            seg = 0 if p.ok else p.superframe()
+            for i in range((len(p.mrc) + seg - 1) // seg if seg else 1):
+                seen[key].setdefault((_psn(p) + i) & 0xFFFFFF, set()).add(_ev(p))
             continue
         if kind != "sack" or len(p.mrc) < 12 + 36 + 4:
             continue
