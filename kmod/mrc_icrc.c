@@ -32,6 +32,8 @@
 #include <linux/mutex.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
 
 #include "mrc_icrc.h"
 
@@ -116,7 +118,15 @@ static u32 mrc_skb_crc32(const struct sk_buff *skb, u32 from, u32 len, u32 crc)
 	return crc;
 }
 
-/* The IPv6/UDP fields an ICRC covers; no pseudo-header CRC yet. */
+/**
+ * mrc_icrc_hdrs_set() - the IPv6/UDP fields an ICRC covers
+ * @h: filled; no pseudo-header CRC yet, no extension header
+ * @saddr: source address of the IPv6 header in front of UDP (under SRv6,
+ *	the inner one)
+ * @daddr: its destination address
+ * @sport: UDP source port
+ * @dport: UDP destination port
+ */
 void mrc_icrc_hdrs_set(struct mrc_icrc_hdrs *h, const struct in6_addr *saddr,
 		       const struct in6_addr *daddr, u16 sport, u16 dport)
 {
@@ -125,6 +135,57 @@ void mrc_icrc_hdrs_set(struct mrc_icrc_hdrs *h, const struct in6_addr *saddr,
 	h->ip.sport = sport;
 	h->ip.dport = dport;
 	h->seed_len = 0;
+	h->ext_len = 0;
+	h->nexthdr = IPPROTO_UDP;
+}
+
+/**
+ * mrc_icrc_hdrs_set_ext() - the extension headers a packet arrived with
+ * @h: set by mrc_icrc_hdrs_set()
+ * @nexthdr: next header of the IPv6 header in front of UDP
+ * @ext_len: bytes of extension headers between it and UDP
+ *
+ * RoCEv2 covers that IPv6 header as it is, payload length and next header
+ * included: a sender that put an extension header in front of UDP covered
+ * them so. mrc_skb_icrc_ok() then accepts that ICRC too.
+ */
+void mrc_icrc_hdrs_set_ext(struct mrc_icrc_hdrs *h, u8 nexthdr, u16 ext_len)
+{
+	h->nexthdr = nexthdr;
+	h->ext_len = ext_len;
+}
+
+/*
+ * CRC state after the masked LRH, the IPv6 header as it arrived (payload
+ * length and next header with the extension headers of @h) and the UDP
+ * header of a packet of @len bytes (BTH to ICRC).
+ */
+static u32 mrc_icrc_seed_ext(const struct mrc_icrc_hdrs *h, u32 len)
+{
+	u32 ulen = len + sizeof(struct udphdr);
+	u8 b[sizeof(struct ipv6hdr) + sizeof(struct udphdr)];
+	__be16 v;
+
+	/* Version 6, traffic class and flow label masked (all ones). */
+	b[0] = 0x6f;
+	b[1] = 0xff;
+	b[2] = 0xff;
+	b[3] = 0xff;
+	v = htons(h->ext_len + ulen);
+	memcpy(b + 4, &v, 2);
+	b[6] = h->nexthdr;
+	b[7] = 0xff;	/* hop limit, masked */
+	memcpy(b + 8, h->ip.saddr, 16);
+	memcpy(b + 24, h->ip.daddr, 16);
+	v = htons(h->ip.sport);
+	memcpy(b + 40, &v, 2);
+	v = htons(h->ip.dport);
+	memcpy(b + 42, &v, 2);
+	v = htons(ulen);
+	memcpy(b + 44, &v, 2);
+	b[46] = 0xff;	/* UDP checksum, masked */
+	b[47] = 0xff;
+	return mrc_icrc_update(MRC_ICRC_LRH_STATE, b, sizeof(b));
 }
 
 /*
@@ -147,6 +208,40 @@ u32 mrc_skb_icrc(const struct sk_buff *skb, int off, u32 len,
 	state = mrc_skb_crc32(skb, off + MRC_BTH_LEN,
 			      len - MRC_BTH_LEN - MRC_ICRC_LEN, state);
 	return ~state;
+}
+
+/**
+ * mrc_skb_icrc_ok() - does a received MRC packet carry a right ICRC?
+ * @skb: the datagram
+ * @off: offset of the packet's BTH in @skb
+ * @len: bytes of the packet, BTH to the end of the ICRC
+ * @h: its IPv6/UDP fields (mrc_icrc_hdrs_set(), mrc_icrc_hdrs_set_ext())
+ * @bth: a copy of its BTH
+ * @icrc: the ICRC it carries (read least significant byte first)
+ *
+ * Right is the RoCEv2 rule over the IPv6 header in front of UDP as it
+ * arrived. Without extension headers that header's payload length is the
+ * UDP length and its next header UDP, what mrc.ko's senders cover; with
+ * them, the ICRC over that header as it came is accepted, and so is the one
+ * over the header without them (mrc_icrc_seed(): what mrc.ko sends, should
+ * a path have added one). The second CRC is only computed for a packet
+ * with extension headers whose first did not match.
+ *
+ * Return: true if the ICRC matches.
+ */
+bool mrc_skb_icrc_ok(const struct sk_buff *skb, int off, u32 len,
+		     struct mrc_icrc_hdrs *h, const u8 *bth, u32 icrc)
+{
+	u32 state;
+
+	if (mrc_skb_icrc(skb, off, len, h, bth) == icrc)
+		return true;
+	if (!h->ext_len && h->nexthdr == IPPROTO_UDP)
+		return false;
+	state = mrc_icrc_bth(mrc_icrc_seed_ext(h, len), bth);
+	state = mrc_skb_crc32(skb, off + MRC_BTH_LEN,
+			      len - MRC_BTH_LEN - MRC_ICRC_LEN, state);
+	return ~state == icrc;
 }
 
 /* Bytes per call and calls per trial of the load-time measurement. */

@@ -230,7 +230,7 @@ static bool mrc_rx_icrc_ok(struct mrc_icrc_hdrs *ih, const struct sk_buff *skb,
 	if (len < MRC_BTH_LEN + MRC_ICRC_LEN ||
 	    skb_copy_bits(skb, off + len - MRC_ICRC_LEN, &crc, sizeof(crc)))
 		return false;
-	return mrc_skb_icrc(skb, off, len, ih, bth) == le32_to_cpu(crc);
+	return mrc_skb_icrc_ok(skb, off, len, ih, bth, le32_to_cpu(crc));
 }
 
 /* The pad bytes after a payload at @poff of @skb are zero. */
@@ -375,6 +375,11 @@ static void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
 
 	mrc_icrc_hdrs_set(&ih, &ip6->saddr, &ip6->daddr, ntohs(uh->source),
 			  ntohs(uh->dest));
+	/* Extension headers (mrc_rx_exthdrs_ok()): RoCEv2 covers them. */
+	if (skb_transport_offset(skb) != skb_network_offset(skb) + sizeof(*ip6))
+		mrc_icrc_hdrs_set_ext(&ih, ip6->nexthdr,
+				      skb_transport_offset(skb) -
+				      skb_network_offset(skb) - sizeof(*ip6));
 	mrc_rx_batch_init(&b);
 	if (skb_is_gso(skb))
 		mrc_rx_flowcell(net, skb, off, len, ip6, &ih, &b);

@@ -12,7 +12,8 @@
 #      splat, a panic or a hang fails the run whatever the tests said;
 #   5. the wire capture the VM run left (mrc_wire_capture.sh), decoded on
 #      the host by tshark with tools/wireshark/mrc.lua and judged by
-#      tools/wireshark/mrc_capture_check.py;
+#      tools/wireshark/mrc_capture_check.py (the ICRC of every packet by
+#      scripts/mrc_icrc.py, after its known-answer selftest);
 #   6. the same kselftest collection on the matrix's second kernel, Debian
 #      12's 6.12 (module built against its headers, its own VM image), with
 #      mrc.ko ev_burst=1: every test with per-packet spraying there, as
@@ -158,9 +159,14 @@ echo "== wire capture"
 # decode it with tshark and our dissector here, where tshark runs.
 cap=build/captures/mrc_wire_capture.pcap
 sender=$(sed -n 's/^sender //p' "$cap.meta" 2>/dev/null)
-if [ -s "$cap" ] && [ -n "$sender" ] &&
-	python3 tools/wireshark/mrc_capture_check.py --min 500 --sender "$sender" \
-		--need data,sack,nack,probe,erth,eeth,erth-ev-probe,eeth-ev-probe "$cap"; then
+# The independent ICRC checker proves itself first on its known answers
+# (a ConnectX-4 Lx RoCEv2 packet among them), then checks every packet.
+if python3 scripts/mrc_icrc.py selftest &&
+	[ -s "$cap" ] && [ -n "$sender" ] &&
+	python3 tools/wireshark/mrc_capture_check.py --min 500 --sender "$sender" --check-sacks \
+		--need data,sack,nack,probe,erth,eeth,erth-ev-probe,eeth-ev-probe \
+		--need-icrc data-rtx,data-last,data-pad,flowcell-seg,flowcell-last,flowcell-last-short \
+		"$cap"; then
 	tally "wire capture" 1 0 0
 else
 	tally "wire capture" 0 1 0

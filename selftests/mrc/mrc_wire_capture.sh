@@ -21,21 +21,29 @@
 # (build/captures/mrc_wire_capture.pcap) with tshark and
 # tools/wireshark/mrc.lua through tools/wireshark/mrc_capture_check.py:
 # every packet MRC, none malformed, every ICRC valid (the dissector's and,
-# independently, scripts/mrc_icrc.py's), data PSNs complete per QP and in
-# order as hA sent them, every header kind seen.
+# independently, scripts/mrc_icrc.py's, for every packet: one mismatch
+# fails), every SACK's public offsets matching data of the capture, data
+# PSNs complete per QP and in order as hA sent them, every header kind
+# seen, and retransmissions, flowcell segments and their last (short)
+# ones, pads among the packets whose ICRC was checked.
 #
-# Both hosts send packet by packet (EV profile burst 1): a capture on a
-# host shows a flowcell as the one segmentation-offload datagram the stack
-# handed the device (as TCP's TSO super-frames), which a RoCE dissector
-# cannot cut into its packets; a NIC puts the segments on the wire. The
-# segments' own ICRCs are checked by the receiver (mrc_flowcell.sh:
-# RxBadIcrc stays 0).
+# Both hosts send flowcells (the EV profile's default burst): a capture on
+# a host would show one as the segmentation-offload datagram the stack
+# handed the device (as TCP's TSO super-frames), which no RoCE decoder can
+# cut into its packets, so the hosts' plane devices are told they cannot
+# segment UDP (ethtool tx-udp-segmentation off): the stack cuts each
+# flowcell before the device and the capture, as a NIC puts it on the
+# wire, and every segment's ICRC is checked on the host, the last and
+# shorter ones' too (scripts/mrc_icrc.py counts them per kind). MRC_CAP_ENCAP
+# picks the encapsulation: srh (make check) or usid (none does not connect
+# in this setup: the handshake times out, nothing is captured).
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
 . ./mrc_fabric_mrc.sh
 
 CAPDIR=${MRC_TOP:-/mrc}/build/captures
+ENCAP=${MRC_CAP_ENCAP:-srh}
 CAP=$CAPDIR/mrc_wire_capture.pcap
 out=$(mktemp -d)
 mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
@@ -47,9 +55,17 @@ trap 'icrc_alternate_stop; stop_tcpdump; fabric_destroy; rm -rf "$out"' EXIT
 mkdir -p "$CAPDIR" && rm -f "$CAP" "$CAP.meta"
 
 fabric_create || exit $ksft_fail
-mrc_fabric_up srh || exit $ksft_fail
+mrc_fabric_up "$ENCAP" || exit $ksft_fail
+# Flowcells (the EV profile's default burst) leave as UDP segmentation
+# offload datagrams; with the hosts' devices unable to take them, the stack
+# cuts them into their MRC packets before the device and the capture (as a
+# NIC would put them on the wire), so every segment's own ICRC, the last
+# and shorter one's too, is in the capture.
 for h in hA hB; do
-	mrcctl "$h" profile set id 0 burst 1 >/dev/null || exit $ksft_fail
+	for ((p = 0; p < FAB_NPLANES; p++)); do
+		fabric_exec "$h" ethtool -K "pl$p" tx-udp-segmentation off \
+			>/dev/null || exit $ksft_fail
+	done
 done
 HA=${FAB_HADDR[hA]}
 HB=${FAB_HADDR[hB]}
@@ -96,6 +112,12 @@ xfer_verdict cap "$out" "$crc" "$src"
 log "client's last MRC_INFO: $(jq -c '{state, timeouts, spurious_timeouts, lost_inferred,
 	retransmits, rto_ns, snd_una, ev_good, ev_bad, planes: [.planes[].bad]}' "$out/cap.cli.info" 2>&1)"
 check "the reader stalled" grep -q "stall end" "$out/cap.srv.err"
+# Each host's receiver checked every ICRC the other sent (the namespaces,
+# and their counters, are new).
+for h in hA hB; do
+	expect_eq "$h: no ICRC rejected (RxBadIcrc)" 0 \
+		"$(fabric_exec "$h" awk '$1 == "RxBadIcrc" { print $2 }' /proc/net/mrc)"
+done
 log "tcpdump: $(tr '\n' ' ' <"$out/tcpdump.err")"
 check "capture written" [ -s "$CAP" ]
 check "no packet dropped by the kernel" grep -q "^0 packets dropped by kernel" "$out/tcpdump.err"

@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 """Decode an MRC capture with tshark and our dissector, and judge it.
 
-  mrc_capture_check.py [--need KIND,KIND...] [--min N] [--sender ADDR] CAPTURE.pcap
+  mrc_capture_check.py [--need KIND,KIND...] [--need-icrc KIND,...] [--min N]
+                       [--check-sacks] [--sender ADDR] CAPTURE.pcap
 
 Every UDP/4791 packet must decode as MRC (mrc.kind present), with no
 malformed packet and no expert error of the dissector, every ICRC valid (the
-dissector's Lua CRC and, independently, scripts/mrc_icrc.py), the data PSNs
+dissector's Lua CRC and, independently, scripts/mrc_icrc.py, which reads
+every MRC packet itself, reassembling fragments, and must read as many as
+tshark; one mismatch fails; --need-icrc names its packet kinds that must
+be among them), with --check-sacks every SACK's public SETH offsets
+matching the data PSNs it acknowledges (scripts/mrc_icrc.py), the data PSNs
 of every QP complete (no PSN missing between the first and the last seen),
 the first transmissions of the data --sender sent (the capture host's own)
 in order per QP (reordering of up to REORDER PSNs is tolerated: two CPUs
@@ -53,6 +58,10 @@ def tshark_rows(pcap):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--need", default="data,sack", help="header kinds that must appear")
+    ap.add_argument("--need-icrc", default="", help="kinds of scripts/mrc_icrc.py "
+                    "(data-rtx, flowcell-last, ...) whose ICRC must be checked")
+    ap.add_argument("--check-sacks", action="store_true", help="every SACK must match "
+                    "data of the capture (a capture of whole connections)")
     ap.add_argument("--min", type=int, default=1, help="fewest MRC packets")
     ap.add_argument("--sender", default="", help="inner source address of the capture host")
     ap.add_argument("pcap")
@@ -119,9 +128,25 @@ def main():
     for k in [k for k in a.need.split(",") if k]:
         if not kinds[k]:
             errors.append(f"no {k} packet")
-    rc = mrc_icrc.check_pcap(a.pcap)
+    # The independent check: every MRC packet's ICRC by the RoCEv2 rule over
+    # the headers it was captured with, counted per kind (opcode, rtx, the
+    # segments of flowcells and their last ones, encapsulation, fragments),
+    # and every SACK read with the public SETH offsets.
+    rep = {}
+    rc = mrc_icrc.check_pcap(a.pcap, report=rep)
     if rc:
-        errors.append("scripts/mrc_icrc.py found ICRC errors (or no packet)")
+        errors.append("scripts/mrc_icrc.py: %d of %d packets with a wrong ICRC, "
+                      "%d other errors" % (sum(1 for p in rep["packets"] if not p.ok),
+                                            len(rep["packets"]), len(rep["errors"])))
+    if len(rep["packets"]) != n:
+        errors.append(f"scripts/mrc_icrc.py read {len(rep['packets'])} MRC packets, "
+                      f"tshark {n}")
+    if a.check_sacks and rep["sack_errors"]:
+        errors.append(f"{len(rep['sack_errors'])} of {rep['sacks']} SACKs do not match "
+                      "the data they acknowledge (public SETH offsets)")
+    for k in [k for k in a.need_icrc.split(",") if k]:
+        if not rep["kinds"][k]:
+            errors.append(f"no {k} packet for the ICRC check")
     print(f"capture: {n} MRC packets, " +
           ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) +
           f", {len(psns)} data QPs, {reordered} first transmissions reordered, "
