@@ -861,6 +861,28 @@ void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx)
 }
 
 /**
+ * mrc_ev_revive() - an ASSUMED_BAD EV is GOOD again.
+ * @m: manager
+ * @now: current time
+ * @idx: EV index
+ * @cause: enum mrc_ev_cause (an answered probe, a late ack, its path)
+ *
+ * Its probes stop; it rejoins the rotation where its plane is short of
+ * active EVs (mrc_ev_maybe_promote()). The caller refreshes the probe
+ * deadline (mrc_ev_probe_recompute()), once for several EVs.
+ */
+void mrc_ev_revive(struct mrc_ev_mgr *m, u64 now, int idx, u8 cause)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	e->next_probe_ns = MRC_NO_DEADLINE;
+	e->probe_sent_ns = 0;
+	e->probe_backoff = 0;
+	mrc_ev_set_state(m, now, idx, MRC_EV_GOOD, cause);
+	mrc_ev_maybe_promote(m, now, idx);
+}
+
+/**
  * mrc_ev_probe_answered() - a SACK with pr=1 echoed this EV.
  * @m: manager
  * @now: current time
@@ -886,10 +908,7 @@ u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx)
 	if (e->state != MRC_EV_ASSUMED_BAD ||
 	    !mrc_ev_path_answered(m, now, idx, now))
 		return rtt;
-	e->next_probe_ns = MRC_NO_DEADLINE;
-	e->probe_backoff = 0;
-	mrc_ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_PROBE_OK);
-	mrc_ev_maybe_promote(m, now, idx);
+	mrc_ev_revive(m, now, idx, MRC_EVC_PROBE_OK);
 	mrc_ev_probe_recompute(m);
 	return rtt;
 }
@@ -915,11 +934,7 @@ void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns)
 	if (e->state != MRC_EV_ASSUMED_BAD ||
 	    !mrc_ev_path_answered(m, now, idx, tx_ns))
 		return;
-	e->next_probe_ns = MRC_NO_DEADLINE;
-	e->probe_sent_ns = 0;
-	e->probe_backoff = 0;
-	mrc_ev_set_state(m, now, idx, MRC_EV_GOOD, MRC_EVC_LATE_ACK);
-	mrc_ev_maybe_promote(m, now, idx);
+	mrc_ev_revive(m, now, idx, MRC_EVC_LATE_ACK);
 	mrc_ev_probe_recompute(m);
 }
 

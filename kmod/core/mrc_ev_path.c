@@ -386,11 +386,7 @@ bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
 		e = &m->ev[k];
 		if (k == idx || e->state != MRC_EV_ASSUMED_BAD || !e->by_path)
 			continue;
-		e->next_probe_ns = MRC_NO_DEADLINE;
-		e->probe_sent_ns = 0;
-		e->probe_backoff = 0;
-		mrc_ev_set_state(m, now, k, MRC_EV_GOOD, cause);
-		mrc_ev_maybe_promote(m, now, k);
+		mrc_ev_revive(m, now, k, cause);
 	}
 	mrc_ev_probe_recompute(m);
 	return true;

@@ -8,15 +8,13 @@
 
 #include <vector>
 
-extern "C" {
-#include "mrc_ev.h"
-}
+#include "ev_fixture.h"
 
 namespace {
 
 constexpr u64 kMs = 1000000;
 
-class EvPathTest : public ::testing::Test {
+class EvPathTest : public EvFixture {
   protected:
     // 4 planes x 2 paths (the bench's fabric: one path per spine), 16 EVs
     // a plane, 12 active.
@@ -29,22 +27,8 @@ class EvPathTest : public ::testing::Test {
         cfg_.paths_per_plane = 16;  // as the host gives it: a multiple of the paths
         for (unsigned p = 0; p < 4; p++) cfg_.plane_paths[p] = static_cast<u16>(paths);
         cfg_.failover = failover;
-        ASSERT_EQ(mrc_conn_cfg_check(&cfg_), MRC_OK);
-        mrc_rng_seed(&rng_, 11);
-        ring_.assign(4096, mrc_event{});
-        evq_ = mrc_evq{};
-        evq_.ring = ring_.data();
-        evq_.cap = static_cast<u32>(ring_.size());
-        evq_.mask = MRC_EVT_MASK_ALL;
-        m_ = mrc_ev_mgr{};
-        ASSERT_EQ(mrc_ev_init(&m_, &cfg_, &rng_, &evq_), MRC_OK);
-        made_ = true;
+        start(11, 4096);
     }
-    void destroy() {
-        if (made_) mrc_ev_destroy(&m_);
-        made_ = false;
-    }
-    void TearDown() override { destroy(); }
 
     // EVs of @plane on path @path (entropy % paths).
     std::vector<int> on_path(u8 plane, u32 path) const {
@@ -78,13 +62,6 @@ class EvPathTest : public ::testing::Test {
     void deliver_path(u8 plane, u32 path, u64 tx) {
         for (int i : on_path(plane, path)) mrc_ev_path_delivered(&m_, i, tx);
     }
-
-    mrc_conn_cfg cfg_{};
-    mrc_rng rng_{};
-    std::vector<mrc_event> ring_;
-    mrc_evq evq_{};
-    mrc_ev_mgr m_{};
-    bool made_ = false;
 };
 
 // A spine dies at t=10 ms: the packets sent on plane 0 path 0 after it are

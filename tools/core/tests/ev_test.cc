@@ -10,13 +10,11 @@
 #include <set>
 #include <vector>
 
-extern "C" {
-#include "mrc_ev.h"
-}
+#include "ev_fixture.h"
 
 namespace {
 
-class EvTest : public ::testing::Test {
+class EvTest : public EvFixture {
   protected:
     void make(unsigned planes, unsigned per, unsigned active, unsigned min_active, u64 seed = 7,
               u32 paths = 0) {
@@ -27,22 +25,8 @@ class EvTest : public ::testing::Test {
         cfg_.ev_min_active = static_cast<u16>(min_active);
         cfg_.paths_per_plane = paths;
         cfg_.seed = seed;
-        ASSERT_EQ(mrc_conn_cfg_check(&cfg_), MRC_OK);
-        mrc_rng_seed(&rng_, seed);
-        ring_.assign(1024, mrc_event{});
-        evq_ = mrc_evq{};
-        evq_.ring = ring_.data();
-        evq_.cap = static_cast<u32>(ring_.size());
-        evq_.mask = MRC_EVT_MASK_ALL;
-        m_ = mrc_ev_mgr{};
-        ASSERT_EQ(mrc_ev_init(&m_, &cfg_, &rng_, &evq_), MRC_OK);
-        made_ = true;
+        start(seed);
     }
-    void destroy() {
-        if (made_) mrc_ev_destroy(&m_);
-        made_ = false;
-    }
-    void TearDown() override { destroy(); }
 
     std::vector<mrc_event> drain() {
         std::vector<mrc_event> v;
@@ -71,13 +55,6 @@ class EvTest : public ::testing::Test {
             if (m_.ev[i].plane == plane && !m_.ev[i].active) return i;
         return -1;
     }
-
-    mrc_conn_cfg cfg_{};
-    mrc_rng rng_{};
-    std::vector<mrc_event> ring_;
-    mrc_evq evq_{};
-    mrc_ev_mgr m_{};
-    bool made_ = false;
 };
 
 TEST_F(EvTest, InitLayoutValuesDistinctPlaneBits) {
