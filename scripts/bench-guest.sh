@@ -314,14 +314,17 @@ trace_stop() { # trace_stop FILE: the buffer into FILE, overruns into FILE.stats
 	echo 1408 >"$T/buffer_size_kb"
 }
 
-# series NAME ACTION-DOWN ACTION-UP: a goodput time series per bulk column
+# series NAME ACTION-DOWN ACTION-UP NODES: a goodput time series per bulk column
 # (series_bin bins, 10 ms by default; 16 KiB messages, each acknowledged,
 # so that a 10 ms bin at 170 Mbit/s holds some 13 of them), the failure
-# applied at fail_at and undone at restore_at. The MRC (SRH) run of the
-# silent scenario also records the failover timeline (trace_start).
+# applied at fail_at (through fail_open NODES) and undone at restore_at.
+# The MRC (SRH) run of the silent scenario also records the failover
+# timeline (trace_start).
 series() {
-	local name=$1 down=$2 up=$3 c evp traced
+	local name=$1 down=$2 up=$3 nodes=$4 c evp traced
 	for c in $(cols_of "$name"); do
+		# shellcheck disable=SC2086 # the node list
+		fail_open $nodes || log "fail_open $nodes failed"
 		traced=0
 		if [ "$name" = silent ] && [ "$c" = mrc ] && [ "$trace" = 1 ] &&
 			[ -z "${why[mrc]:-}" ]; then
@@ -343,14 +346,63 @@ series() {
 		evp=$!
 		run "$name" "$c" bulk -t "$series" -l 16k --window 64 --ack-every 1 -i "$series_bin"
 		wait "$evp"
+		fail_close
 		((traced)) && trace_stop "$raw/$name-$c.trace"
 		sleep 1
 	done
 }
 
-spine_cut() { fabric_link_set 0 0 hB down; }
+# A failure is one write: before each run of a series, an "ip -batch" per
+# node it touches runs in the node's namespace reading a FIFO (fail_open),
+# and the failure writes its "link set ... down" lines there (fail_send),
+# the commands of fabric_link_set / fabric_plane_set ... down. The events
+# file's "down" is then the cut within a process wake-up; an ip process
+# started at the failure took 0.2-1.5 s in a loaded TCG guest before its
+# netlink request (down_done - down), which the recovery time counted.
+fail_fds=() fail_pids=()
+fail_open() { # fail_open NODE...
+	local n f fd
+	for n in "$@"; do
+		f=$raw/.fail-$n
+		rm -f "$f"
+		mkfifo "$f" || return 1
+		ip -n "$FAB_PREFIX$n" -force -batch "$f" >>"$raw/fail-ip.log" 2>&1 &
+		fail_pids+=($!)
+		# Read-write: the open does not wait for the reader.
+		exec {fd}<>"$f"
+		fail_fds+=("$n:$fd")
+	done
+}
+fail_send() { # fail_send NODE IP-COMMAND
+	local e
+	for e in "${fail_fds[@]}"; do
+		[ "${e%%:*}" = "$1" ] && echo "$2" >&"${e#*:}"
+	done
+}
+fail_close() {
+	local e fd
+	for e in "${fail_fds[@]}"; do
+		fd=${e#*:}
+		exec {fd}>&-
+		rm -f "$raw/.fail-${e%%:*}"
+	done
+	# Their lines ran seconds ago; no batch is left waiting for a writer.
+	kill "${fail_pids[@]}" 2>/dev/null
+	wait "${fail_pids[@]}" 2>/dev/null
+	fail_fds=() fail_pids=()
+}
+spine_nodes="sp-p0-s0"
+spine_cut() { fail_send sp-p0-s0 "link set dev t0b down"; }
 spine_fix() { fabric_link_set 0 0 hB up; }
-plane_down() { fabric_plane_set 0 down; }
+plane_nodes="t0a-p0 t0b-p0 sp-p0-s0 sp-p0-s1"
+plane_down() {
+	fail_send t0a-p0 "link set dev dn down"
+	fail_send t0b-p0 "link set dev dn down"
+	fail_send sp-p0-s0 "link set dev t0a down"
+	fail_send sp-p0-s0 "link set dev t0b down"
+	fail_send sp-p0-s1 "link set dev t0a down"
+	fail_send sp-p0-s1 "link set dev t0b down"
+}
 plane_up() { fabric_plane_set 0 up; }
 # The gray spine: plane 0, spine 0 drops 15% of what it forwards, both ways.
 gray_on() {
@@ -578,9 +630,9 @@ fi
 
 # ---- silent failure: the plane-0 spine-0 link to hB is cut; every host
 # carrier stays up, nothing tells the hosts.
-want silent && series silent spine_cut spine_fix
+want silent && series silent spine_cut spine_fix "$spine_nodes"
 # ---- plane down: plane 0 loses carrier on both hosts (announced locally).
-want planedown && series planedown plane_down plane_up
+want planedown && series planedown plane_down plane_up "$plane_nodes"
 
 inA ip mptcp limits >"$raw/mptcp-limits.txt" 2>&1
 inB ip mptcp endpoint show >"$raw/mptcp-endpoints.txt" 2>&1
