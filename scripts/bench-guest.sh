@@ -359,11 +359,14 @@ series() {
 # file's "down" is then the cut within a process wake-up; an ip process
 # started at the failure took 0.2-1.5 s in a loaded TCG guest before its
 # netlink request (down_done - down), which the recovery time counted.
-fail_fds=() fail_pids=()
+# The FIFOs live in the guest's own /tmp: the 9p share refuses to open
+# special files ("broken or compromised client").
+fail_fds=() fail_pids=() fail_dir=
 fail_open() { # fail_open NODE...
 	local n f fd
+	[ -n "$fail_dir" ] || fail_dir=$(mktemp -d /tmp/bench-fail.XXXXXX) || return 1
 	for n in "$@"; do
-		f=$raw/.fail-$n
+		f=$fail_dir/$n
 		rm -f "$f"
 		mkfifo "$f" || return 1
 		ip -n "$FAB_PREFIX$n" -force -batch "$f" >>"$raw/fail-ip.log" 2>&1 &
@@ -373,29 +376,35 @@ fail_open() { # fail_open NODE...
 		fail_fds+=("$n:$fd")
 	done
 }
-fail_send() { # fail_send NODE IP-COMMAND
+fail_send() { # fail_send NODE IP-COMMAND; 1: no batch open for NODE
 	local e
 	for e in "${fail_fds[@]}"; do
-		[ "${e%%:*}" = "$1" ] && echo "$2" >&"${e#*:}"
+		[ "${e%%:*}" = "$1" ] && { echo "$2" >&"${e#*:}"; return; }
 	done
+	return 1
 }
 fail_close() {
 	local e fd
 	for e in "${fail_fds[@]}"; do
 		fd=${e#*:}
 		exec {fd}>&-
-		rm -f "$raw/.fail-${e%%:*}"
+		rm -f "$fail_dir/${e%%:*}"
 	done
 	# Their lines ran seconds ago; no batch is left waiting for a writer.
-	kill "${fail_pids[@]}" 2>/dev/null
-	wait "${fail_pids[@]}" 2>/dev/null
+	# (Never a bare "wait": it would wait for the servers.)
+	if ((${#fail_pids[@]})); then
+		kill "${fail_pids[@]}" 2>/dev/null
+		wait "${fail_pids[@]}" 2>/dev/null
+	fi
 	fail_fds=() fail_pids=()
 }
 spine_nodes="sp-p0-s0"
-spine_cut() { fail_send sp-p0-s0 "link set dev t0b down"; }
+# Without the batches (fail_open failed: logged), the fabric's own commands.
+spine_cut() { fail_send sp-p0-s0 "link set dev t0b down" || fabric_link_set 0 0 hB down; }
 spine_fix() { fabric_link_set 0 0 hB up; }
 plane_nodes="t0a-p0 t0b-p0 sp-p0-s0 sp-p0-s1"
 plane_down() {
+	((${#fail_fds[@]} == 4)) || { fabric_plane_set 0 down; return; }
 	fail_send t0a-p0 "link set dev dn down"
 	fail_send t0b-p0 "link set dev dn down"
 	fail_send sp-p0-s0 "link set dev t0a down"
