@@ -98,6 +98,9 @@ omit_args=()
 
 log() { echo "bench: $*"; }
 now_ms() { local t; t=$(date +%s%N); echo $((t / 1000000)); }
+# stamp NAME FILE: "NAME <unix ms>" appended to FILE, with no fork (bash's
+# EPOCHREALTIME): a forked date took up to hundreds of ms in a loaded guest.
+stamp() { local t=${EPOCHREALTIME/./}; echo "$1 $((t / 1000))" >>"$2"; }
 
 mkdir -p "$raw"
 rm -f "$raw"/*
@@ -296,11 +299,11 @@ trace_start() {
 		echo 1 >"$T/events/mrc/$e/enable" || return 1
 	done
 	echo 1 >"$T/tracing_on"
-	trace_mark "bench_sync $(date +%s%N) netns=$ino"
+	trace_mark "bench_sync ${EPOCHREALTIME/./}000 netns=$ino"
 }
 trace_stop() { # trace_stop FILE: the buffer into FILE, overruns into FILE.stats
 	local e c
-	trace_mark "bench_sync $(date +%s%N)"
+	trace_mark "bench_sync ${EPOCHREALTIME/./}000"
 	echo 0 >"$T/tracing_on"
 	cat "$T/trace" >"$1"
 	for c in "$T"/per_cpu/cpu*; do
@@ -330,18 +333,25 @@ series() {
 			[ -z "${why[mrc]:-}" ]; then
 			trace_start && traced=1
 		fi
+		rm -f "$raw/$name-$c.events" "$raw/$name-$c.err"
 		(
-			# t=0 is mrcperf's start (start_unix_ms); allow for its start-up.
+			# t=0 is mrcperf's start (start_unix_ms): count from its
+			# spawn (run's redirection creates .err), not from before
+			# run's counters and route swaps (1-2 s in a loaded guest).
+			for ((i = 0; i < 1500; i++)); do
+				[ -e "$raw/$name-$c.err" ] && break
+				sleep 0.02
+			done
 			sleep "$fail_at"
-			echo "down $(now_ms)" >"$raw/$name-$c.events"
-			((traced)) && trace_mark "bench_down $(date +%s%N)"
+			stamp down "$raw/$name-$c.events"
+			((traced)) && trace_mark "bench_down ${EPOCHREALTIME/./}000"
 			$down
-			echo "down_done $(now_ms)" >>"$raw/$name-$c.events"
+			stamp down_done "$raw/$name-$c.events"
 			sleep $((restore_at - fail_at))
-			echo "up $(now_ms)" >>"$raw/$name-$c.events"
-			((traced)) && trace_mark "bench_up $(date +%s%N)"
+			stamp up "$raw/$name-$c.events"
+			((traced)) && trace_mark "bench_up ${EPOCHREALTIME/./}000"
 			$up
-			echo "up_done $(now_ms)" >>"$raw/$name-$c.events"
+			stamp up_done "$raw/$name-$c.events"
 		) &
 		evp=$!
 		run "$name" "$c" bulk -t "$series" -l 16k --window 64 --ack-every 1 -i "$series_bin"
