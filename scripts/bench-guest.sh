@@ -35,6 +35,7 @@
 # BENCH_JUMBO (jumbo MTU, 9000; 0 = none), BENCH_PINGS (pingpong round trips,
 # 10000), BENCH_SERIES / BENCH_FAIL_AT / BENCH_RESTORE_AT (failure time
 # series, 12 / 4 / 8 s), BENCH_SERIES_BIN (their bin, 0.01 s),
+# BENCH_SERIES_ACK (messages per acknowledgement in them, 4),
 # BENCH_TRACE (1: the mrc:* tracepoints of the MRC silent run, the failover
 # timeline; 0: none). BENCH_QUICK=1: one repeat, shorter runs.
 # BENCH_SMOKE=1: every scenario once at a tiny size (the make check smoke).
@@ -85,6 +86,7 @@ restore_at=${BENCH_RESTORE_AT:-8}
 jumbo=${BENCH_JUMBO:-9000}
 delay_ms=${BENCH_DELAY_MS:-2.5}
 series_bin=${BENCH_SERIES_BIN:-0.01}
+series_ack=${BENCH_SERIES_ACK:-4}
 trace=1
 [ "${BENCH_TRACE:-1}" = 0 ] && trace=0
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
@@ -318,8 +320,9 @@ trace_stop() { # trace_stop FILE: the buffer into FILE, overruns into FILE.stats
 }
 
 # series NAME ACTION-DOWN ACTION-UP NODES: a goodput time series per bulk column
-# (series_bin bins, 10 ms by default; 16 KiB messages, each acknowledged,
-# so that a 10 ms bin at 170 Mbit/s holds some 13 of them), the failure
+# (series_bin bins, 10 ms by default; 16 KiB messages acknowledged every
+# series_ack, 4: a 10 ms bin moves in steps of 52 Mbit/s, the 50 ms windows
+# of the recovery time in steps of 10.5), the failure
 # applied at fail_at (through fail_open NODES) and undone at restore_at.
 # The MRC (SRH) run of the silent scenario also records the failover
 # timeline (trace_start).
@@ -354,7 +357,7 @@ series() {
 			stamp up_done "$raw/$name-$c.events"
 		) &
 		evp=$!
-		run "$name" "$c" bulk -t "$series" -l 16k --window 64 --ack-every 1 -i "$series_bin"
+		run "$name" "$c" bulk -t "$series" -l 16k --window 64 --ack-every "$series_ack" -i "$series_bin"
 		wait "$evp"
 		fail_close
 		((traced)) && trace_stop "$raw/$name-$c.trace"
@@ -686,7 +689,8 @@ rate_mbps=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/,
 		if want "$c"; then run_l+="${run_l:+,}\"$c\""; else skip_l+="${skip_l:+,}\"$c\""; fi
 	done
 	printf '"cells_run":[%s],"cells_skipped":[%s],' "$run_l" "$skip_l"
-	printf '"mrc_usid_unavailable":"%s","series_trace":%s,' "${why[mrc-usid]:-}" "$trace"
+	printf '"mrc_usid_unavailable":"%s","series_trace":%s,"series_ack_every":%s,' \
+		"${why[mrc-usid]:-}" "$trace" "$series_ack"
 	printf '"kernel":"%s","cpus":%s,' "$(uname -r)" "$(nproc)"
 	printf '"mrc_unavailable":"%s","telemetry":"%s","burst1":"%s",' "${why[mrc]:-}" \
 		"$telemetry" "$burst1"
