@@ -10,6 +10,9 @@
 #           collective libraries do with one NIC per plane
 #   mptcp   MPTCP, one subflow per plane (hB signals its plane 1..3 addresses)
 #   mrc     AF_MRC over an mrcctl SRH route: 4 planes x 2 spines, sprayed
+#   mrc-usid  the same over the uSID route (encap usid: an outer IPv6 header
+#           whose destination is the uSID container, no SRH), in the
+#           unshaped, shaped, gray, silent and planedown cells
 #   mrc-ip  AF_MRC to hB's plane-0 address over plain IPv6, the same
 #           encapsulation as tcp (latency scenarios only)
 #
@@ -31,9 +34,37 @@
 # BENCH_DELAY_MS (netem delay per spine port in the loss scenarios, 2.5),
 # BENCH_JUMBO (jumbo MTU, 9000; 0 = none), BENCH_PINGS (pingpong round trips,
 # 10000), BENCH_SERIES / BENCH_FAIL_AT / BENCH_RESTORE_AT (failure time
-# series, 12 / 4 / 8 s). BENCH_QUICK=1: one repeat, shorter runs.
+# series, 12 / 4 / 8 s), BENCH_SERIES_BIN (their bin, 0.01 s),
+# BENCH_SERIES_ACK (messages per acknowledgement in them, 4),
+# BENCH_TRACE (1: the mrc:* tracepoints of the MRC silent run, the failover
+# timeline; 0: none). BENCH_QUICK=1: one repeat, shorter runs.
 # BENCH_SMOKE=1: every scenario once at a tiny size (the make check smoke).
+# BENCH_CELLS: the cells to run, comma separated (default all; "bash
+# bench-guest.sh --check-cells" only checks the list): unshaped telemetry
+# burst1 pingpong rpc shaped loaded loss0.1 loss1 gray silent planedown
+# jumbo. The fabric, its shapers and the MRC probe are set up whatever the
+# choice; a cell left out is reported as "not run" (meta.json cells_skipped).
 set -u
+
+all_cells=(unshaped telemetry burst1 pingpong rpc shaped loaded loss0.1 loss1 gray silent planedown
+	jumbo)
+declare -A want_cell=()
+if [ "${BENCH_CELLS:-all}" = all ]; then
+	for c in "${all_cells[@]}"; do want_cell[$c]=1; done
+else
+	IFS=, read -ra sel <<<"${BENCH_CELLS// /}"
+	for c in "${sel[@]}"; do
+		[ -n "$c" ] || continue
+		if [[ " ${all_cells[*]} " != *" $c "* ]]; then
+			echo "bench: BENCH_CELLS: no cell '$c' (cells: ${all_cells[*]})" >&2
+			exit 2
+		fi
+		want_cell[$c]=1
+	done
+	((${#want_cell[@]})) || { echo "bench: BENCH_CELLS selects no cell" >&2; exit 2; }
+fi
+[ "${1:-}" = --check-cells ] && exit 0
+want() { [ -n "${want_cell[$1]:-}" ]; }
 
 top=${MRC_TOP:-/mrc}
 out=${BENCH_OUT:-$top/build/bench}
@@ -54,6 +85,10 @@ fail_at=${BENCH_FAIL_AT:-4}
 restore_at=${BENCH_RESTORE_AT:-8}
 jumbo=${BENCH_JUMBO:-9000}
 delay_ms=${BENCH_DELAY_MS:-2.5}
+series_bin=${BENCH_SERIES_BIN:-0.01}
+series_ack=${BENCH_SERIES_ACK:-4}
+trace=1
+[ "${BENCH_TRACE:-1}" = 0 ] && trace=0
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	profile=quick repeat=1 dur=3 pings=2000 rpc_dur=3
 fi
@@ -65,6 +100,9 @@ omit_args=()
 
 log() { echo "bench: $*"; }
 now_ms() { local t; t=$(date +%s%N); echo $((t / 1000000)); }
+# stamp NAME FILE: "NAME <unix ms>" appended to FILE, with no fork (bash's
+# EPOCHREALTIME): a forked date took up to hundreds of ms in a loaded guest.
+stamp() { local t=${EPOCHREALTIME/./}; echo "$1 $((t / 1000))" >>"$2"; }
 
 mkdir -p "$raw"
 rm -f "$raw"/*
@@ -95,6 +133,27 @@ mrc_ok=0
 inA() { ip netns exec "$HA" "$@"; }
 inB() { ip netns exec "$HB" "$@"; }
 
+# mrc_routes srh|usid: both hosts' MRC route to the other's host address,
+# over 4 planes x 2 spines (spine 0, then 1, in each plane), as an SRH of 4
+# SIDs or as a uSID container (mrc_fabric_mrc.sh's mrc_fabric_routes). The
+# mrc-usid column swaps the route to usid around its runs and back.
+mrc_routes() {
+	local h o p s v args
+	for h in hA hB; do
+		o=hB
+		[ $h = hB ] && o=hA
+		args=()
+		for p in 0 1 2 3; do
+			for s in 0 1; do
+				fabric_path_segs -v v "$h" "$o" "$p" "$s" "$1"
+				if [ "$1" = usid ]; then args+=(plane "$p" usid "$v"); else args+=(plane "$p" segs "$v"); fi
+			done
+		done
+		"$mrcctl" -n "$(fabric_ns $h)" route replace "${FAB_HADDR[$o]}/128" encap "$1" \
+			"${args[@]}" >>"$raw/mrcctl.log" 2>&1 || return 1
+	done
+}
+
 # setup MTU: fabric, MPTCP endpoints, MRC planes and route, one server per
 # transport on hB. Everything a scenario needs, for one MTU.
 setup() {
@@ -114,21 +173,12 @@ setup() {
 	# MRC: 4 planes and an SRH route over 4 planes x 2 spines (8 paths).
 	if ((mrc_ok)); then
 		for h in hA hB; do
-			o=hB
-			[ $h = hB ] && o=hA
-			args=()
 			for p in 0 1 2 3; do
 				"$mrcctl" -n "$(fabric_ns $h)" plane add id "$p" dev "pl$p" \
 					addr "${FAB_ADDR[$h,$p]}" up >>"$raw/mrcctl.log" 2>&1
-				for s in 0 1; do
-					fabric_path_segs -v v "$h" "$o" "$p" "$s"
-					args+=(plane "$p" segs "$v")
-				done
 			done
-			"$mrcctl" -n "$(fabric_ns $h)" route add "${FAB_HADDR[$o]}/128" encap srh \
-				"${args[@]}" >>"$raw/mrcctl.log" 2>&1 ||
-				why[mrc]="mrcctl route add failed: $(tail -n 1 "$raw/mrcctl.log")"
 		done
+		mrc_routes srh || why[mrc]="mrcctl route add failed: $(tail -n 1 "$raw/mrcctl.log")"
 	fi
 	for t in tcp mptcp mrc; do
 		[ $t = mrc ] && ((!mrc_ok)) && continue
@@ -166,7 +216,7 @@ target() {
 		echo "--tcp -c $a --per-plane -p ${port[tcp]}"
 		;;
 	mptcp) echo "--mptcp -c ${FAB_ADDR[hB,0]} -p ${port[mptcp]}" ;;
-	mrc) echo "--mrc -c ${FAB_HADDR[hB]} -p ${port[mrc]}" ;;
+	mrc | mrc-usid) echo "--mrc -c ${FAB_HADDR[hB]} -p ${port[mrc]}" ;;
 	mrc-ip) echo "--mrc -c ${FAB_ADDR[hB,0]} -p ${port[mrc]}" ;;
 	esac
 }
@@ -180,8 +230,15 @@ run() {
 	f=$raw/$name-$col
 	tr=${col%%-*}
 	[ "$tr" = tcpx4 ] && tr=tcp
+	[ -n "${why[$col]:-}" ] && tr=$col
 	if [ -n "${why[$tr]:-}" ]; then
 		printf '{"ok":false,"error":"%s"}\n' "${why[$tr]//\"/\'}" >"$f.json"
+		return
+	fi
+	if [ "$col" = mrc-usid ] && ! mrc_routes usid; then
+		printf '{"ok":false,"error":"mrcctl route replace encap usid failed: %s"}\n' \
+			"$(tail -n 1 "$raw/mrcctl.log" | tr '"' "'" | cut -c1-150)" >"$f.json"
+		mrc_routes srh
 		return
 	fi
 	b0=$(plane_bytes)
@@ -195,6 +252,7 @@ run() {
 	echo $((s1 - s0)) >"$f.shaper"
 	paste -d' ' <(tr ' ' '\n' <<<"$b0") <(tr ' ' '\n' <<<"$b1") |
 		awk 'NF == 2 { printf "%s%.0f", n++ ? " " : "", $2 - $1 } END { print "" }' >"$f.planes"
+	[ "$col" = mrc-usid ] && { mrc_routes srh || log "restoring the SRH route failed"; }
 	if [ ! -s "$f.json" ]; then
 		printf '{"ok":false,"error":"mrcperf exit %s: %s"}\n' "$rc" \
 			"$(tail -n 1 "$f.err" | tr '"' "'" | cut -c1-200)" >"$f.json"
@@ -205,41 +263,168 @@ run() {
 
 bulk_cols=(tcp tcpx4 mptcp mrc)
 lat_cols=(tcp mptcp mrc-ip mrc)
+# The scenarios with an mrc-usid column besides the SRH one.
+usid_scenarios=" unshaped shaped gray silent planedown "
+cols_of() { # cols_of NAME: the bulk columns of scenario NAME
+	echo "${bulk_cols[@]}"
+	[[ $usid_scenarios == *" $1 "* ]] && echo mrc-usid
+}
 bulk() { # bulk NAME: every bulk column, repeated, warm-up omitted
 	local c
-	for c in "${bulk_cols[@]}"; do
+	for c in $(cols_of "$1"); do
 		run "$1" "$c" bulk -t "$((dur + omit))" "${omit_args[@]}" --repeat "$repeat" \
 			-l 64k --window 64
 	done
 }
 
-# series NAME ACTION-DOWN ACTION-UP: a goodput time series (200 ms bins,
-# 16 KiB messages acknowledged every 4, so a bin holds many messages) per
-# bulk column, the failure applied at fail_at and undone at restore_at.
+# The failover timeline: the mrc:* tracepoints of hA's connection (filter
+# on hA's namespace inode) during one run, into the ring buffer of tracefs
+# (trace clock mono; markers tie it to the wall clock: "bench_sync NS" at
+# the start, "bench_down"/"bench_up" at the failure and the repair).
+# mrc_pkt_sent and mrc_ack_rcvd fire per packet and are left off; the
+# state changes, timeouts and probes are a few thousand in a run.
+T=/sys/kernel/tracing
+trace_events="mrc_ev_state mrc_rto mrc_plane_state mrc_conn_state mrc_probe"
+trace_mark() { [ -w "$T/trace_marker" ] && echo "$*" >"$T/trace_marker"; }
+trace_start() {
+	local e ino
+	[ -d "$T/events/mrc" ] || mount -t tracefs nodev "$T" 2>/dev/null
+	[ -d "$T/events/mrc" ] || { log "trace: no $T/events/mrc"; return 1; }
+	ino=$(stat -L -c %i "/run/netns/$HA" 2>/dev/null) || { log "trace: no inode of $HA"; return 1; }
+	echo 0 >"$T/tracing_on"
+	echo >"$T/trace"
+	echo mono >"$T/trace_clock"
+	echo 4096 >"$T/buffer_size_kb"
+	echo 0 >"$T/events/enable"
+	for e in $trace_events; do
+		echo "netns == $ino" >"$T/events/mrc/$e/filter" || return 1
+		echo 1 >"$T/events/mrc/$e/enable" || return 1
+	done
+	echo 1 >"$T/tracing_on"
+	trace_mark "bench_sync ${EPOCHREALTIME/./}000 netns=$ino"
+}
+trace_stop() { # trace_stop FILE: the buffer into FILE, overruns into FILE.stats
+	local e c
+	trace_mark "bench_sync ${EPOCHREALTIME/./}000"
+	echo 0 >"$T/tracing_on"
+	cat "$T/trace" >"$1"
+	for c in "$T"/per_cpu/cpu*; do
+		echo "${c##*/} $(grep -E '^(entries|overrun|dropped events):' "$c/stats" | tr -d ' ' | tr '\n' ' ')"
+	done >"$1.stats"
+	for e in $trace_events; do
+		echo 0 >"$T/events/mrc/$e/enable"
+		echo 0 >"$T/events/mrc/$e/filter"
+	done
+	echo >"$T/trace"
+	echo 1408 >"$T/buffer_size_kb"
+}
+
+# series NAME ACTION-DOWN ACTION-UP NODES: a goodput time series per bulk column
+# (series_bin bins, 10 ms by default; 16 KiB messages acknowledged every
+# series_ack, 4: a 10 ms bin moves in steps of 52 Mbit/s, the 50 ms windows
+# of the recovery time in steps of 10.5), the failure
+# applied at fail_at (through fail_open NODES) and undone at restore_at.
+# The MRC (SRH) run of the silent scenario also records the failover
+# timeline (trace_start).
 series() {
-	local name=$1 down=$2 up=$3 c evp
-	for c in "${bulk_cols[@]}"; do
+	local name=$1 down=$2 up=$3 nodes=$4 c evp traced
+	for c in $(cols_of "$name"); do
+		# shellcheck disable=SC2086 # the node list
+		fail_open $nodes || log "fail_open $nodes failed"
+		traced=0
+		if [ "$name" = silent ] && [ "$c" = mrc ] && [ "$trace" = 1 ] &&
+			[ -z "${why[mrc]:-}" ]; then
+			trace_start && traced=1
+		fi
+		rm -f "$raw/$name-$c.events" "$raw/$name-$c.err"
 		(
-			# t=0 is mrcperf's start (start_unix_ms); allow for its start-up.
+			# t=0 is mrcperf's start (start_unix_ms): count from its
+			# spawn (run's redirection creates .err), not from before
+			# run's counters and route swaps (1-2 s in a loaded guest).
+			for ((i = 0; i < 1500; i++)); do
+				[ -e "$raw/$name-$c.err" ] && break
+				sleep 0.02
+			done
 			sleep "$fail_at"
-			echo "down $(now_ms)" >"$raw/$name-$c.events"
+			stamp down "$raw/$name-$c.events"
+			((traced)) && trace_mark "bench_down ${EPOCHREALTIME/./}000"
 			$down
-			echo "down_done $(now_ms)" >>"$raw/$name-$c.events"
+			stamp down_done "$raw/$name-$c.events"
 			sleep $((restore_at - fail_at))
-			echo "up $(now_ms)" >>"$raw/$name-$c.events"
+			stamp up "$raw/$name-$c.events"
+			((traced)) && trace_mark "bench_up ${EPOCHREALTIME/./}000"
 			$up
-			echo "up_done $(now_ms)" >>"$raw/$name-$c.events"
+			stamp up_done "$raw/$name-$c.events"
 		) &
 		evp=$!
-		run "$name" "$c" bulk -t "$series" -l 16k --window 64 --ack-every 4 -i 0.2
+		run "$name" "$c" bulk -t "$series" -l 16k --window 64 --ack-every "$series_ack" -i "$series_bin"
 		wait "$evp"
+		fail_close
+		((traced)) && trace_stop "$raw/$name-$c.trace"
 		sleep 1
 	done
 }
 
-spine_cut() { fabric_link_set 0 0 hB down; }
+# A failure is one write: before each run of a series, an "ip -batch" per
+# node it touches runs in the node's namespace reading a FIFO (fail_open),
+# and the failure writes its "link set ... down" lines there (fail_send),
+# the commands of fabric_link_set / fabric_plane_set ... down. The events
+# file's "down" is then the cut within a process wake-up; an ip process
+# started at the failure took 0.2-1.5 s in a loaded TCG guest before its
+# netlink request (down_done - down), which the recovery time counted.
+# The FIFOs live in the guest's own /tmp: the 9p share refuses to open
+# special files ("broken or compromised client").
+fail_fds=() fail_pids=() fail_dir=
+fail_open() { # fail_open NODE...
+	local n f fd
+	[ -n "$fail_dir" ] || fail_dir=$(mktemp -d /tmp/bench-fail.XXXXXX) || return 1
+	for n in "$@"; do
+		f=$fail_dir/$n
+		rm -f "$f"
+		mkfifo "$f" || return 1
+		ip -n "$FAB_PREFIX$n" -force -batch "$f" >>"$raw/fail-ip.log" 2>&1 &
+		fail_pids+=($!)
+		# Read-write: the open does not wait for the reader.
+		exec {fd}<>"$f"
+		fail_fds+=("$n:$fd")
+	done
+}
+fail_send() { # fail_send NODE IP-COMMAND; 1: no batch open for NODE
+	local e
+	for e in "${fail_fds[@]}"; do
+		[ "${e%%:*}" = "$1" ] && { echo "$2" >&"${e#*:}"; return; }
+	done
+	return 1
+}
+fail_close() {
+	local e fd
+	for e in "${fail_fds[@]}"; do
+		fd=${e#*:}
+		exec {fd}>&-
+		rm -f "$fail_dir/${e%%:*}"
+	done
+	# Their lines ran seconds ago; no batch is left waiting for a writer.
+	# (Never a bare "wait": it would wait for the servers.)
+	if ((${#fail_pids[@]})); then
+		kill "${fail_pids[@]}" 2>/dev/null
+		wait "${fail_pids[@]}" 2>/dev/null
+	fi
+	fail_fds=() fail_pids=()
+}
+spine_nodes="sp-p0-s0"
+# Without the batches (fail_open failed: logged), the fabric's own commands.
+spine_cut() { fail_send sp-p0-s0 "link set dev t0b down" || fabric_link_set 0 0 hB down; }
 spine_fix() { fabric_link_set 0 0 hB up; }
-plane_down() { fabric_plane_set 0 down; }
+plane_nodes="t0a-p0 t0b-p0 sp-p0-s0 sp-p0-s1"
+plane_down() {
+	((${#fail_fds[@]} == 4)) || { fabric_plane_set 0 down; return; }
+	fail_send t0a-p0 "link set dev dn down"
+	fail_send t0b-p0 "link set dev dn down"
+	fail_send sp-p0-s0 "link set dev t0a down"
+	fail_send sp-p0-s0 "link set dev t0b down"
+	fail_send sp-p0-s1 "link set dev t0a down"
+	fail_send sp-p0-s1 "link set dev t0b down"
+}
 plane_up() { fabric_plane_set 0 up; }
 # The gray spine: plane 0, spine 0 drops 15% of what it forwards, both ways.
 gray_on() {
@@ -264,6 +449,19 @@ if ((mrc_ok)) && [ -z "${why[mrc]:-}" ]; then
 		why[mrc]="AF_MRC pingpong over the mrcctl route failed: $(tail -n 1 "$raw/probe-mrc.json" | tr '"' "'" | cut -c1-150)"
 fi
 log "mrc: ${why[mrc]:-sprayed over the mrcctl SRH route, 4 planes x 2 spines}"
+# And over the uSID route (the mrc-usid column).
+if ((mrc_ok)) && [ -z "${why[mrc]:-}" ]; then
+	if ! mrc_routes usid; then
+		why[mrc-usid]="mrcctl route replace encap usid failed: $(tail -n 1 "$raw/mrcctl.log" | tr '"' "'")"
+	else
+		# shellcheck disable=SC2046 # target's words
+		inA timeout 30 "$perf" pingpong $(target mrc-usid) -k 20 -q --json --connect-timeout 5 \
+			>"$raw/probe-mrc-usid.json" 2>&1 ||
+			why[mrc-usid]="AF_MRC pingpong over the uSID route failed: $(tail -n 1 "$raw/probe-mrc-usid.json" | tr '"' "'" | cut -c1-150)"
+	fi
+	mrc_routes srh || why[mrc]="restoring the SRH route failed: $(tail -n 1 "$raw/mrcctl.log")"
+	log "mrc-usid: ${why[mrc-usid]:-sprayed over the mrcctl uSID route}"
+fi
 
 # Counters of both hosts, one "NAME VALUE" a line: each interface's skbs
 # (tx/rx packets: a GSO skb counts once) and, where mrc.ko is loaded, every
@@ -357,11 +555,13 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 fi
 
 # ---- unshaped: what the emulated CPU can push, and what it costs.
-bulk unshaped
+want unshaped && bulk unshaped
 
 # ---- telemetry overhead (unshaped, MRC): detached vs attached.
 telemetry="not measured: mrcstat not built"
-if [ -n "${why[mrc]:-}" ]; then
+if ! want telemetry; then
+	telemetry="not run (BENCH_CELLS)"
+elif [ -n "${why[mrc]:-}" ]; then
 	telemetry="not measured: AF_MRC did not run"
 elif [ -x "$mrcstat" ]; then
 	run telemetry-detached mrc bulk -t "$dur" -l 64k --window 64 --repeat "$repeat"
@@ -391,7 +591,9 @@ mrc_burst() {
 	return $rc
 }
 burst1="not measured: AF_MRC did not run"
-if [ -z "${why[mrc]:-}" ]; then
+if ! want burst1; then
+	burst1="not run (BENCH_CELLS)"
+elif [ -z "${why[mrc]:-}" ]; then
 	if mrc_burst 1; then
 		run burst1-unshaped mrc bulk -t "$((dur + omit))" "${omit_args[@]}" --repeat "$repeat" \
 			-l 64k --window 64
@@ -403,15 +605,17 @@ if [ -z "${why[mrc]:-}" ]; then
 fi
 
 # ---- latency, unshaped: 64 B pingpong and rpc, every column.
-for c in "${lat_cols[@]}"; do run pingpong "$c" pingpong -k "$pings" -l 64 --repeat "$repeat"; done
-for c in "${lat_cols[@]}"; do
+want pingpong && for c in "${lat_cols[@]}"; do
+	run pingpong "$c" pingpong -k "$pings" -l 64 --repeat "$repeat"
+done
+want rpc && for c in "${lat_cols[@]}"; do
 	run rpc "$c" rpc -t "$rpc_dur" --req-size 256 --resp-size 4096 --concurrency 8 \
 		--repeat "$repeat"
 done
 
 # ---- shaped: tbf on every host uplink; the bottleneck is the fabric.
 fabric_tbf "$rate" 32kb 20ms || log "fabric_tbf failed"
-bulk shaped
+want shaped && bulk shaped
 if [ "$burst1" = measured ]; then
 	if mrc_burst 1; then
 		run burst1-shaped mrc bulk -t "$((dur + omit))" "${omit_args[@]}" --repeat "$repeat" \
@@ -424,7 +628,7 @@ fi
 
 # ---- latency under load: pingpong beside a bulk flow of the same transport
 # to the same server (mrcperf --load: its figures are in result.load).
-for c in "${lat_cols[@]}"; do
+want loaded && for c in "${lat_cols[@]}"; do
 	[ "$c" = mrc-ip ] && continue
 	run loaded "$c" pingpong -t "$((rpc_dur + omit))" "${omit_args[@]}" -l 64 --load 1
 done
@@ -433,21 +637,24 @@ done
 # netem on every spine port (one per path and direction) adds delay_ms each
 # way, so a plane's RTT is at least 2 x delay_ms.
 for l in 0.1 1; do
+	want "loss$l" || continue
 	fabric_netem --spines delay "${delay_ms}ms" loss "$l%" || log "fabric_netem failed"
 	bulk "loss$l"
 	fabric_netem --spines clear
 done
 
 # ---- gray failure: one spine of plane 0 drops 15% both ways.
-gray_on
-bulk gray
-gray_off
+if want gray; then
+	gray_on
+	bulk gray
+	gray_off
+fi
 
 # ---- silent failure: the plane-0 spine-0 link to hB is cut; every host
 # carrier stays up, nothing tells the hosts.
-series silent spine_cut spine_fix
+want silent && series silent spine_cut spine_fix "$spine_nodes"
 # ---- plane down: plane 0 loses carrier on both hosts (announced locally).
-series planedown plane_down plane_up
+want planedown && series planedown plane_down plane_up "$plane_nodes"
 
 inA ip mptcp limits >"$raw/mptcp-limits.txt" 2>&1
 inB ip mptcp endpoint show >"$raw/mptcp-endpoints.txt" 2>&1
@@ -456,7 +663,7 @@ cat /proc/net/mrc >"$raw/proc-net-mrc-1500.txt" 2>/dev/null
 teardown
 
 # ---- jumbo MTU: unshaped and shaped again.
-if [ "$jumbo" != 0 ]; then
+if [ "$jumbo" != 0 ] && want jumbo; then
 	if setup "$jumbo"; then
 		bulk "unshaped-j$jumbo"
 		fabric_tbf "$rate" 64kb 20ms || log "fabric_tbf failed"
@@ -475,7 +682,15 @@ rate_mbps=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/,
 	printf '"repeat":%s,"duration_s":%s,"omit_s":%s,"pingpong_round_trips":%s,' \
 		"$repeat" "$dur" "$omit" "$pings"
 	printf '"loss_delay_ms_per_hop":%s,' "$delay_ms"
-	printf '"series_s":%s,"fail_at_s":%s,"restore_at_s":%s,' "$series" "$fail_at" "$restore_at"
+	printf '"series_s":%s,"fail_at_s":%s,"restore_at_s":%s,"series_bin_s":%s,' "$series" \
+		"$fail_at" "$restore_at" "$series_bin"
+	run_l="" skip_l=""
+	for c in "${all_cells[@]}"; do
+		if want "$c"; then run_l+="${run_l:+,}\"$c\""; else skip_l+="${skip_l:+,}\"$c\""; fi
+	done
+	printf '"cells_run":[%s],"cells_skipped":[%s],' "$run_l" "$skip_l"
+	printf '"mrc_usid_unavailable":"%s","series_trace":%s,"series_ack_every":%s,' \
+		"${why[mrc-usid]:-}" "$trace" "$series_ack"
 	printf '"kernel":"%s","cpus":%s,' "$(uname -r)" "$(nproc)"
 	printf '"mrc_unavailable":"%s","telemetry":"%s","burst1":"%s",' "${why[mrc]:-}" \
 		"$telemetry" "$burst1"

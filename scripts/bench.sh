@@ -7,13 +7,15 @@
 # build/bench/results.json (validated against
 # Documentation/networking/mrc-bench.schema.json), prints the table (also
 # build/bench/results.txt) and gnuplot draws build/bench/{silent,planedown,
-# cost}.svg. Never a pass/fail test of the figures: a transport that fails
+# cost,timeline-silent}.svg. Never a pass/fail test of the figures: a transport that fails
 # shows as failed with its reason; the exit status says whether a valid
 # report was produced (and, with --smoke, whether every scenario ran).
 #
 #   make bench                      # 5 repeats per cell (~25-40 min under TCG)
 #   BENCH_QUICK=1 make bench        # one repeat, shorter runs
 #   BENCH_RATE=100mbit make bench   # another per-plane rate
+#   BENCH_CELLS=shaped,silent,planedown,gray make bench
+#                                   # only these cells (the others: "not run")
 #   bash scripts/bench.sh --smoke   # every scenario once, tiny (make check)
 #   bash scripts/bench.sh --no-vm   # re-assemble from an existing raw/
 #   bash scripts/bench.sh --profile # make bench-profile: perf in the guest
@@ -57,6 +59,8 @@ for a in "$@"; do
 	*) echo "usage: bench.sh [--no-vm] [--smoke] [--profile]" >&2; exit 2 ;;
 	esac
 done
+# Refuse an unknown cell before booting (the guest script knows the list).
+BENCH_CELLS=${BENCH_CELLS:-all} bash "$top/scripts/bench-guest.sh" --check-cells || exit 2
 out=$top/build/bench
 ((smoke)) && out=$top/build/bench-smoke
 raw=$out/raw
@@ -66,7 +70,8 @@ if ((vm)); then
 	env="BENCH_OUT=/mrc/${out#"$top"/} "
 	((smoke)) && env+="BENCH_SMOKE=1 "
 	for v in BENCH_RATE BENCH_REPEAT BENCH_DURATION BENCH_OMIT BENCH_DELAY_MS BENCH_JUMBO \
-		BENCH_PINGS BENCH_SERIES BENCH_FAIL_AT BENCH_RESTORE_AT BENCH_QUICK; do
+		BENCH_PINGS BENCH_SERIES BENCH_FAIL_AT BENCH_RESTORE_AT BENCH_QUICK BENCH_CELLS \
+		BENCH_SERIES_BIN BENCH_SERIES_ACK BENCH_TRACE; do
 		[ -n "${!v:-}" ] && env+="$v='${!v}' "
 	done
 	timeout=5400
