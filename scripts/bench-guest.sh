@@ -13,6 +13,9 @@
 #   mrc-usid  the same over the uSID route (encap usid: an outer IPv6 header
 #           whose destination is the uSID container, no SRH), in the
 #           unshaped, shaped, gray, silent and planedown cells
+#   mrc-fo0 the SRH route with net.mrc.failover=0 on both hosts (the engine
+#           before its failover rules), in the shaped, loss, gray, silent
+#           and planedown cells: before and after in one boot
 #   mrc-ip  AF_MRC to hB's plane-0 address over plain IPv6, the same
 #           encapsulation as tcp (latency scenarios only)
 #
@@ -216,7 +219,7 @@ target() {
 		echo "--tcp -c $a --per-plane -p ${port[tcp]}"
 		;;
 	mptcp) echo "--mptcp -c ${FAB_ADDR[hB,0]} -p ${port[mptcp]}" ;;
-	mrc | mrc-usid) echo "--mrc -c ${FAB_HADDR[hB]} -p ${port[mrc]}" ;;
+	mrc | mrc-usid | mrc-fo0) echo "--mrc -c ${FAB_HADDR[hB]} -p ${port[mrc]}" ;;
 	mrc-ip) echo "--mrc -c ${FAB_ADDR[hB,0]} -p ${port[mrc]}" ;;
 	esac
 }
@@ -241,6 +244,7 @@ run() {
 		mrc_routes srh
 		return
 	fi
+	[ "$col" = mrc-fo0 ] && mrc_failover 0
 	b0=$(plane_bytes)
 	s0=$(shaper_bytes)
 	# shellcheck disable=SC2046 # target's words
@@ -253,6 +257,7 @@ run() {
 	paste -d' ' <(tr ' ' '\n' <<<"$b0") <(tr ' ' '\n' <<<"$b1") |
 		awk 'NF == 2 { printf "%s%.0f", n++ ? " " : "", $2 - $1 } END { print "" }' >"$f.planes"
 	[ "$col" = mrc-usid ] && { mrc_routes srh || log "restoring the SRH route failed"; }
+	[ "$col" = mrc-fo0 ] && mrc_failover "$failover_was"
 	if [ ! -s "$f.json" ]; then
 		printf '{"ok":false,"error":"mrcperf exit %s: %s"}\n' "$rc" \
 			"$(tail -n 1 "$f.err" | tr '"' "'" | cut -c1-200)" >"$f.json"
@@ -265,9 +270,20 @@ bulk_cols=(tcp tcpx4 mptcp mrc)
 lat_cols=(tcp mptcp mrc-ip mrc)
 # The scenarios with an mrc-usid column besides the SRH one.
 usid_scenarios=" unshaped shaped gray silent planedown "
+# The scenarios with an mrc-fo0 column: the SRH route again with both
+# hosts' net.mrc.failover at 0 (each EV judged alone, every loss cutting
+# the window: the engine before its failover rules), read when each run's
+# connections are built; the namespaces' value comes back after the run.
+fo0_scenarios=" shaped loss0.1 loss1 gray silent planedown "
+failover_was=$(cat /proc/sys/net/mrc/failover 2>/dev/null || echo 15)
+mrc_failover() { # mrc_failover N: net.mrc.failover of both hosts
+	inA sysctl -qw net.mrc.failover="$1" && inB sysctl -qw net.mrc.failover="$1" ||
+		log "net.mrc.failover=$1 failed"
+}
 cols_of() { # cols_of NAME: the bulk columns of scenario NAME
 	echo "${bulk_cols[@]}"
 	[[ $usid_scenarios == *" $1 "* ]] && echo mrc-usid
+	[[ $fo0_scenarios == *" $1 "* ]] && echo mrc-fo0
 }
 bulk() { # bulk NAME: every bulk column, repeated, warm-up omitted
 	local c

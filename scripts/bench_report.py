@@ -29,7 +29,7 @@ import re
 import statistics
 import sys
 
-BULK_COLS = ["tcp", "tcpx4", "mptcp", "mrc", "mrc-usid"]
+BULK_COLS = ["tcp", "tcpx4", "mptcp", "mrc", "mrc-usid", "mrc-fo0"]
 LAT_COLS = ["tcp", "mptcp", "mrc-ip", "mrc"]
 COL_TITLE = {
     "tcp": "tcp (1 path)",
@@ -37,10 +37,15 @@ COL_TITLE = {
     "mptcp": "mptcp (4 subflows)",
     "mrc": "mrc (srh, sprayed)",
     "mrc-usid": "mrc (usid, sprayed)",
+    "mrc-fo0": "mrc (srh, failover=0)",
     "mrc-ip": "mrc (plain IPv6)",
 }
 # Scenarios with an mrc-usid column (bench-guest.sh's usid_scenarios).
 USID_SCENARIOS = ["unshaped", "shaped", "gray", "silent", "planedown"]
+# Scenarios with an mrc-fo0 column: the SRH route with net.mrc.failover=0,
+# the engine's failover rules off, in the same boot (bench-guest.sh's
+# fo0_scenarios): what the rules buy, and what they cost at random loss.
+FO0_SCENARIOS = ["shaped", "loss0.1", "loss1", "gray", "silent", "planedown"]
 # BENCH_CELLS names (bench-guest.sh's all_cells) of the scenarios that are
 # not cells of their own name.
 CELL_OF = {"telemetry-detached": "telemetry", "telemetry-attached": "telemetry",
@@ -99,7 +104,8 @@ def skipped(meta, sc):
 
 
 def bulk_cols(sc):
-    return BULK_COLS if sc in USID_SCENARIOS else BULK_COLS[:-1]
+    return [c for c in BULK_COLS if (c != "mrc-usid" or sc in USID_SCENARIOS) and
+            (c != "mrc-fo0" or sc in FO0_SCENARIOS)]
 
 
 def scenarios(meta):

@@ -861,6 +861,19 @@ void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx)
 }
 
 /**
+ * mrc_ev_swap_active() - a backup takes an active EV's rotation slot.
+ * @m: manager
+ * @now: current time
+ * @out: active EV, stays in its state as a backup
+ * @in: inactive EV of the same plane
+ */
+void mrc_ev_swap_active(struct mrc_ev_mgr *m, u64 now, int out, int in)
+{
+	rot_replace(m, out, in);
+	ev_emit(m, now, in, m->ev[in].state, MRC_EVC_PROMOTE);
+}
+
+/**
  * mrc_ev_revive() - an ASSUMED_BAD EV is GOOD again.
  * @m: manager
  * @now: current time

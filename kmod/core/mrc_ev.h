@@ -213,6 +213,7 @@ bool mrc_ev_demote(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
 		   u8 cause, bool floor);
 void mrc_ev_maybe_promote(struct mrc_ev_mgr *m, u64 now, int idx);
 void mrc_ev_revive(struct mrc_ev_mgr *m, u64 now, int idx, u8 cause);
+void mrc_ev_swap_active(struct mrc_ev_mgr *m, u64 now, int out, int in);
 void mrc_ev_probe_recompute(struct mrc_ev_mgr *m);
 
 /* mrc_ev_path.c: verdicts on whole paths. */

@@ -159,6 +159,57 @@ static bool plane_has_other_live_path(const struct mrc_ev_mgr *m, u8 plane,
 }
 
 /*
+ * A path came back: its EVs rejoined the rotation only where the plane was
+ * short, so the plane's other paths keep the slots they took while it was
+ * out (a plane of two paths ran 16 EVs on one and 8 on the other, twice
+ * the load on one spine, until other verdicts churned it). Slots move
+ * from the plane's busiest live path to its least busy one, a GOOD active
+ * EV out for a GOOD backup in, until they differ by at most one.
+ */
+static void path_rebalance(struct mrc_ev_mgr *m, u64 now, u8 plane)
+{
+	const struct mrc_ev_plane *pl = &m->plane[plane];
+	u8 n[MRC_EV_PATHS_MAX];
+	int out, in, busy, idle;
+	u16 i, k, round;
+
+	if (pl->n_paths < 2)
+		return;
+	for (round = 0; round < pl->count; round++) {
+		mrc_memset(n, 0, sizeof(n));
+		for (i = pl->first; i < pl->first + pl->count; i++)
+			if (m->ev[i].active)
+				n[mrc_ev_path_of(m, i) - m->path - pl->path_first]++;
+		busy = -1;
+		idle = -1;
+		for (k = 0; k < pl->n_paths; k++) {
+			if (m->path[pl->path_first + k].retired)
+				continue;
+			if (busy < 0 || n[k] > n[busy])
+				busy = k;
+			if (idle < 0 || n[k] < n[idle])
+				idle = k;
+		}
+		if (busy < 0 || n[busy] <= n[idle] + 1)
+			return;
+		out = -1;
+		in = -1;
+		for (i = pl->first; i < pl->first + pl->count; i++) {
+			k = mrc_ev_path_of(m, i) - m->path - pl->path_first;
+			if (m->ev[i].state != MRC_EV_GOOD)
+				continue;
+			if (k == busy && m->ev[i].active)
+				out = i;
+			else if (k == idle && !m->ev[i].active)
+				in = i;
+		}
+		if (out < 0 || in < 0)
+			return;
+		mrc_ev_swap_active(m, now, out, in);
+	}
+}
+
+/*
  * Retire every GOOD/SKIP EV of @p (the backups first, so that none of them
  * replaces an active one of the same path), quiet: no probes of their own.
  * A gray path keeps one sentinel EV that probes at the end of the hold.
@@ -388,6 +439,7 @@ bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
 			continue;
 		mrc_ev_revive(m, now, k, cause);
 	}
+	path_rebalance(m, now, plane);
 	mrc_ev_probe_recompute(m);
 	return true;
 }

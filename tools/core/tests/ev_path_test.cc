@@ -6,6 +6,7 @@
 // each rule off with its bit of cfg.failover.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "ev_fixture.h"
@@ -92,10 +93,16 @@ TEST_F(EvPathTest, TwoSilentEvsRetireTheirWholePath) {
         mrc_ev_probe_sent(&m_, t, p);
     }
     EXPECT_GE(active_good(0), static_cast<int>(live.size()) - 1);
-    // The link comes back: the first answer revives the path.
+    // The link comes back: the first answer revives the path, and the
+    // plane's rotation is shared by its two paths again.
     mrc_ev_probe_answered(&m_, 300 * kMs, dead[1]);
     EXPECT_EQ(count(dead, MRC_EV_GOOD), static_cast<int>(dead.size()) - 1);
     EXPECT_EQ(m_.ev[dead[0]].state, MRC_EV_ASSUMED_BAD) << "it answers for itself";
+    int act[2] = {0, 0};
+    for (int i : dead) act[0] += m_.ev[i].active;
+    for (int i : live) act[1] += m_.ev[i].active;
+    EXPECT_LE(std::abs(act[0] - act[1]), 1) << act[0] << " vs " << act[1] << " active";
+    EXPECT_EQ(act[0] + act[1], 12);
 }
 
 TEST_F(EvPathTest, RetireOffJudgesEachEvAlone) {
