@@ -244,7 +244,7 @@ run() {
 		mrc_routes srh
 		return
 	fi
-	[ "$col" = mrc-fo0 ] && mrc_failover 0
+	[ "$col" = mrc-fo0 ] && mrc_failover "${BENCH_FO0:-0}"
 	b0=$(plane_bytes)
 	s0=$(shaper_bytes)
 	# shellcheck disable=SC2046 # target's words
@@ -275,6 +275,8 @@ usid_scenarios=" unshaped shaped gray silent planedown "
 # the window: the engine before its failover rules), read when each run's
 # connections are built; the namespaces' value comes back after the run.
 fo0_scenarios=" shaped loss0.1 loss1 gray silent planedown "
+# BENCH_FO0=N runs that column with net.mrc.failover=N instead (one rule
+# off against all of them, in one boot).
 failover_was=$(cat /proc/sys/net/mrc/failover 2>/dev/null || echo 15)
 mrc_failover() { # mrc_failover N: net.mrc.failover of both hosts
 	inA sysctl -qw net.mrc.failover="$1" && inB sysctl -qw net.mrc.failover="$1" ||
