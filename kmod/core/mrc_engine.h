@@ -211,15 +211,16 @@ struct mrc_iw_share {
 
 /**
  * enum mrc_failover - failover rules of a connection (mrc_conn_cfg.failover).
- * @MRC_FO_BLAME_PATH: a loss or timeout that condemned its EV (the path
- *	failed, other paths deliver) does not cut the congestion window, and
- *	the cut of the first loss on an EV it condemns is given back
+ * @MRC_FO_BLAME_PATH: a loss or timeout on a retired path (dead or gray;
+ *	other paths deliver) does not cut the congestion window, and the cuts
+ *	of a dead path's recent losses (and a timeout cut it alone took) are
+ *	given back when it is retired; one EV's verdict is not enough
  * @MRC_FO_PATH_RETIRE: once MRC_PATH_DEAD_EVS EVs of one path fell silent
  *	(timeout, repeated loss) and nothing sent on the path since was
  *	delivered, every EV of the path is retired at once, probed through
  *	those that fell silent, revived together when one answers
- * @MRC_FO_RESEND: the packets in flight on an EV that became ASSUMED_BAD
- *	are resent on live EVs at once, not after their own timeouts
+ * @MRC_FO_RESEND: the packets in flight on a path retired as dead are
+ *	resent on live EVs at once, not after their own verdicts
  * @MRC_FO_GRAY: a path whose loss rate (per-path estimate) exceeds
  *	MRC_GRAY_HI_PM per mille and MRC_GRAY_RATIO times the connection's is
  *	demoted as a whole for a hold time that doubles while it stays gray
@@ -718,7 +719,7 @@ struct mrc_plane_info {
  * @rnr_probes: single-packet probes sent in receiver-not-ready mode
  * @iw_share_cuts: times the window was cut to its share of the host's
  *	initial window (struct mrc_iw_share) while starting
- * @tx_rtx_path: packets in flight on an EV when it became ASSUMED_BAD,
+ * @tx_rtx_path: packets in flight on a path when it was retired as dead,
  *	resent at once on live EVs (MRC_FO_RESEND)
  * @paths_retired: paths retired as a whole (MRC_FO_PATH_RETIRE)
  * @paths_gray: paths demoted for their loss rate (MRC_FO_GRAY)

@@ -142,8 +142,8 @@ struct mrc_ev_plane {
  * @failover: cfg.failover (enum mrc_failover)
  * @loss_all_fp: the connection's loss-rate estimate (1/65536 units)
  * @delivered_tx_ns: newest send time of a packet delivered on any EV
- * @resend_pending: a path was retired as dead since the requester last
- *	resent what was in flight on such paths (MRC_FO_RESEND)
+ * @dead_pending: a path was retired as dead since the requester last
+ *	acted on it (mrc_loss_after_verdicts(): refunds, resends)
  * @paths_retired: paths retired as a whole
  * @paths_gray: paths demoted as gray
  * @plane: per-plane bookkeeping
@@ -178,7 +178,7 @@ struct mrc_ev_mgr {
 	u8 failover;
 	u32 loss_all_fp;
 	u64 delivered_tx_ns;
-	u8 resend_pending;
+	u8 dead_pending;
 	u64 paths_retired;
 	u64 paths_gray;
 	struct mrc_ev_plane plane[MRC_MAX_PLANES];

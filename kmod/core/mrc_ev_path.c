@@ -236,7 +236,7 @@ static void path_retire(struct mrc_ev_mgr *m, u64 now, struct mrc_ev_path *p,
 		p->gray_until_ns = now + p->gray_hold_ns;
 	} else {
 		m->paths_retired++;
-		m->resend_pending = 1;
+		m->dead_pending = 1;
 	}
 	for (pass = 0; pass < 2; pass++) {
 		i = m->plane[plane].first;

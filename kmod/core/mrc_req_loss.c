@@ -231,7 +231,7 @@ void mrc_loss_detect(struct mrc_conn *c, u64 now)
  * @now: current time
  *
  * Runs after every pass that may condemn (loss detection, the timer) and
- * does something only when a path was retired (@resend_pending). The
+ * does something only when a path was retired (@dead_pending). The
  * window cuts of the path's recent losses come back, and the last timeout
  * cut if a timeout of that path alone took it (MRC_FO_BLAME_PATH: they
  * were a failure, not congestion). The packets still in flight on
@@ -249,9 +249,9 @@ void mrc_loss_after_verdicts(struct mrc_conn *c, u64 now)
 	struct mrc_tx_pkt *p;
 	u32 psn, i;
 
-	if (!m->resend_pending)
+	if (!m->dead_pending)
 		return;
-	m->resend_pending = 0;
+	m->dead_pending = 0;
 	for (i = 0; i < m->n_path; i++) {
 		struct mrc_ev_path *pa = &m->path[i];
 

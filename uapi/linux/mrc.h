@@ -902,8 +902,8 @@ struct mrc_info_plane {
  * @mi_rx_sacks:    SACKs received
  *
  * Since MRC_INFO_SIZE_V6 (failover, net.mrc.failover):
- * @mi_rtx_path:    packets in flight on an EV when it became ASSUMED_BAD,
- *                  resent at once on live EVs
+ * @mi_rtx_path:    packets in flight on a path when it was retired as
+ *                  dead, resent at once on live EVs
  * @mi_paths_retired: paths retired whole once several of their EVs fell
  *                  silent (a dead spine or link of a source route)
  * @mi_paths_gray:  paths demoted whole for their loss rate (a gray spine)
