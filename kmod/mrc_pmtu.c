@@ -23,7 +23,9 @@
  * the reported MTU, less the outer headers the quote shows, bounds the
  * inner packet. The connection then cuts its new packets to fit and
  * resends the larger ones in flight at once, without blaming their EVs
- * (mrc_conn_set_mtu()); those keep their size (a PSN's payload is fixed)
+ * (mrc_conn_set_mtu(); with them a flowcell's short last packet, dropped
+ * whole with its burst by a router that forwards the flowcell as one
+ * datagram); those keep their size (a PSN's payload is fixed)
  * and leave as inner fragments (mrc_xmit_frags()). The MTU is one per
  * connection, as the engine's packets are not tied to a path until they
  * are sent, and it never grows back: a smaller packet costs a few percent

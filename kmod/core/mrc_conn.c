@@ -584,8 +584,9 @@ int mrc_conn_tx_congested(struct mrc_conn *conn, u64 now, u32 bytes)
  *	least MRC_MTU_MIN, below the current MTU: it never grows again)
  *
  * New packets, including the rest of a message half sent, are cut at
- * @mtu; packets in flight that are larger are retransmitted at once
- * (cause MRC_RTX_PMTU) without blaming their EVs. The host keeps sending
+ * @mtu; packets in flight that are larger, and the shorter last packet of
+ * a flowcell whose other packets are, are retransmitted at once (cause
+ * MRC_RTX_PMTU) without blaming their EVs. The host keeps sending
  * those at their size, fragmented below the new MTU.
  *
  * Return: packets queued for retransmission (>= 0), MRC_E_INVAL or

@@ -1354,6 +1354,15 @@ static u32 req_msg_pkts(const struct mrc_tx_msg *m, u32 mtu)
  * retransmissions. Some of them may have passed on other paths: the
  * receiver drops those copies as duplicates (one window, once per drop).
  *
+ * A flowcell's shorter last packet goes too when the packets before it in
+ * its burst are too big: a flowcell leaves as one segmentation-offload
+ * datagram, and a Linux router that forwards it whole (a veth fabric, or
+ * GRO on the router's input) drops it whole with one Packet Too Big, the
+ * small last segment included. Left alone, that segment cost a timeout
+ * and its EV's standing (mrc_pmtu.sh: one timeout on plane 0 per dropped
+ * flowcell, 2026-12-02). Its burst is known by what bursts share
+ * (req_burst_next()): the message, the EV and the send time.
+ *
  * Return: packets declared lost (>= 0), or MRC_E_INVAL (@mtu not below
  * the current MTU, below MRC_MTU_MIN, not a multiple of 4, or too small
  * for a queued message's packet count).
@@ -1361,8 +1370,11 @@ static u32 req_msg_pkts(const struct mrc_tx_msg *m, u32 mtu)
 int mrc_req_set_mtu(struct mrc_conn *c, u32 mtu)
 {
 	struct mrc_req *r = &c->req;
+	bool big = false, tail;
+	u16 big_slot = 0, big_ev = 0;
 	struct mrc_tx_pkt *p;
 	struct mrc_tx_msg *m;
+	u64 big_tx = 0;
 	u32 i, psn;
 	int n = 0;
 
@@ -1380,10 +1392,20 @@ int mrc_req_set_mtu(struct mrc_conn *c, u32 mtu)
 	c->cfg.mtu = mtu;
 	for (psn = r->snd_una; psn != r->snd_nxt; psn = mrc_psn_add(psn, 1)) {
 		p = mrc_txp(r, psn);
-		if (p->state == MRC_TXP_SENT && p->len > mtu) {
-			mrc_req_mark_lost(r, psn, MRC_RTX_PMTU);
-			n++;
+		/* Sent right after a too-big packet of its own burst. */
+		tail = big && p->tries == 1 && p->msg_slot == big_slot &&
+		       p->ev_idx == big_ev && p->tx_ns == big_tx;
+		big = false;
+		if (p->state != MRC_TXP_SENT || (p->len <= mtu && !tail))
+			continue;
+		if (p->len > mtu && p->tries == 1) {
+			big = true;
+			big_slot = p->msg_slot;
+			big_ev = p->ev_idx;
+			big_tx = p->tx_ns;
 		}
+		mrc_req_mark_lost(r, psn, MRC_RTX_PMTU);
+		n++;
 	}
 	return n;
 }

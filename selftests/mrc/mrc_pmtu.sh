@@ -14,31 +14,36 @@
 # probes passed, so the EVs through it went bad, came back and went bad
 # again, one timeout at a time.
 #
-# Evidence per encapsulation: digests both ways; PktTooBig counted in both
-# namespaces (both directions cross the link); PmtuRetransmits > 0 (over
-# both sides and every encapsulation); each side's MTU (MRC_INFO) below
-# its starting value and small enough that a packet fits 1280 bytes with
-# the encapsulation; no EV
-# ASSUMED_BAD at the end; per side, plane 0 (the one with the narrow link)
-# not singled out by timeouts: its timeouts at most 5/4 of the worst other
-# plane's plus 8 plus the packets the link's routers dropped as too big if
-# the link went quiet after them (a packet sent before its sender learned
-# the new MTU may be lost to the drop and time out; without the handler the
-# link drops for good, plane 0 had 49-188 timeouts against 0-130 on the
-# worst other plane). Per plane, not in total: under TCG a stalled guest times
-# out packets on every plane alike (19 and 24 genuine timeouts per side
-# were seen with two drops and every EV good at the end), while a
-# black-holed link times out plane 0's alone (9-42 per side before the
-# handler). When another plane has more than 32 timeouts of its own the
-# guest stalled and the comparison is logged, not judged, and so are
-# the EVs bad at the end (a stall demotes EVs on every plane). The counts come from "mrcctl -j conn show" while both ends hold
-# the finished connection open (mrc_xfer --hold). And no packet too big
-# for the link once the MTU dropped (the link's routers'
-# Icmp6OutPktTooBigs stand still from 2 s to 4 s after the change). Those
-# two and no EV bad at the end are timing (check_timed): on the debug
-# kernel every plane times out hundreds of packets under the 16.8 ms RTO,
-# an EV may be bad when the dump is taken, and a late packet may still hit
-# the link after 2 s.
+# Evidence per encapsulation, judged: digests both ways; PktTooBig counted
+# in both namespaces (both directions cross the link); PmtuRetransmits > 0
+# (over both sides and every encapsulation); each side's MTU (MRC_INFO)
+# below its starting value and small enough that a packet fits 1280 bytes
+# with the encapsulation; and no packet too big for the link once the MTU
+# dropped (the link's routers' Icmp6OutPktTooBigs stand still from 2 s to
+# 4 s after the change; timing, check_timed: a guest stalled for 2 s
+# before the first report arrived would fail it).
+#
+# Measured, not judged: timeouts per plane since the change, and EVs bad
+# at the end. They guarded "no path blamed" with bounds loosened after
+# each flaky run; the spread has three causes, found from traces
+# (mrc_rto, mrc_pkt_sent) and counters over 18 runs on 6.1 and 6.12:
+#  - the guest stalls under TCG, and a stall times out what one EV had in
+#    flight, a flowcell's worth at once, on any plane: [1,12,0,0] and
+#    [1,0,45,0] on links that never changed, up to [496,556,575,613];
+#    no counter tells such a stall from a path's fault (TimerStalls moves
+#    by 130-200 in every run), so no bound on them can be derived;
+#  - a real cause on plane 0, fixed: the router forwards a flowcell as one
+#    segmentation-offload datagram and drops it whole with one Packet Too
+#    Big, and the flowcell's short last packet, small enough for the new
+#    MTU, was not resent with the big ones: one timeout per dropped
+#    flowcell (mrc_req_set_mtu() resends it now; BurstTest.
+#    PathMtuDropResendsAFlowcellsShortLastPacket);
+#  - frames the link refuses silently while its two ends change MTU one
+#    after the other (0 to 10 per run, silent_drops()), logged: each may
+#    cost a timeout.
+# What the engine guarantees about blame (a packet dropped for its size is
+# resent without EV penalty, window cut or retry budget) is judged in
+# ctest (ReqTest.PathMtuDropCutsTheRestSmallerAndResendsBigPacketsWithoutBlame).
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
@@ -46,9 +51,6 @@ cd "$(dirname "$0")" || exit 1
 
 ENCAPS=${MRC_PMTU_ENCAPS:-srh usid none}
 NARROW=1280
-# Timeouts on a plane without the narrow link beyond which the guest, not
-# the link, is what timed packets out.
-STALL_TIMEOUTS=32
 out=$(mktemp -d)
 mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
 trap 'fabric_destroy; rm -rf "$out"' EXIT
@@ -61,11 +63,12 @@ HB=${FAB_HADDR[hB]}
 counter() { fabric_exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/mrc; }
 # jinfo SIDE KEY: from that side's MRC_INFO file
 jinfo() { jq -r "$2" "$out/$1.info" 2>/dev/null; }
-# plane_timeouts SIDE SELECT AGG: timeouts of the established connection's
-# planes that SELECT (a jq condition on .id) keeps, summed or maxed by AGG.
-plane_timeouts() {
-	jq "[.[] | select(.state == \"established\") | .planes[] |
-	    select($2) | .timeouts] | $3 // -1" "$out/$1.conn" 2>/dev/null || echo -1
+# plane_delta BEFORE AFTER: the established connection's timeouts per plane
+# between two "mrcctl -j conn show" dumps, as a JSON array
+plane_delta() {
+	jq -nc --slurpfile a "$1" --slurpfile b "$2" '
+	    def t(d): [d[0][] | select(.state == "established") | .planes[] | .timeouts];
+	    [t($a), t($b)] | transpose | map(.[1] - (.[0] // 0))' 2>/dev/null || echo "?"
 }
 # The ICMPv6 Packet Too Big messages a node sent (nstat's absolute value).
 ptb_sent() {
@@ -76,16 +79,31 @@ link_mtu() {
 	ip -n "${FAB_PREFIX}sp-p0-s0" link set dev t0b mtu "$1" &&
 		ip -n "${FAB_PREFIX}t0b-p0" link set dev up0 mtu "$1"
 }
+# silent_drops: frames the narrowed link's veth pair dropped, as the
+# senders' tx dropped. A veth refuses a frame above its own MTU coming from
+# its peer without a Packet Too Big (is_skb_forwardable()); the two ends
+# cannot change their MTU at once, so between link_mtu's two commands the
+# end still at 1500 sends frames the other refuses. The same count takes
+# frames the receiving CPU's backlog had no room for (netif_rx(), a stalled
+# guest: 33 in one run after both ends were narrow), so it is logged, not
+# judged.
+silent_drops() {
+	local a b
+	a=$(fabric_ip sp-p0-s0 -s -j link show dev t0b | jq '.[0].stats64.tx.dropped')
+	b=$(fabric_ip t0b-p0 -s -j link show dev up0 | jq '.[0].stats64.tx.dropped')
+	echo $((a + b))
+}
 
 run() {
 	local e=$1 port=$2 spid cpid crc src m0a m0b ma mb h p r a b t s bad enc rtx
-	local ptb0 ptb1 ptb2 drops p0 po
+	local ptb0 ptb1 ptb2 sd0 sd1 sd2 i st
 	rm -f "$out/go"
 	mrc_fabric_routes "$e" || { check "$e: routes" false; return; }
 	link_mtu 1500
 	ptb0=$(($(ptb_sent "sp-p0-s0") + $(ptb_sent t0b-p0)))
 	for h in hA hB; do
 		eval "p0_$h=\$(counter $h PktTooBig) r0_$h=\$(counter $h PmtuRetransmits)"
+		eval "i0_$h=\$(counter $h PktTooBigIgnored) st0_$h=\$(counter $h TimerStalls)"
 	done
 	fabric_exec hB timeout 200 ./mrc_xfer -l -p "$port" -n 6000 -M 65536 -s 61 \
 		--info-file "$out/srv.info" --hold "$out/go" \
@@ -100,7 +118,11 @@ run() {
 	m0a=$(jinfo cli .mtu) m0b=$(jinfo srv .mtu)
 	check "$e: the transfer is running when the link shrinks" kill -0 "$cpid" ||
 		{ kill "$spid"; wait; return; }
+	mrcctl hA -j conn show >"$out/cli.conn0" 2>&1
+	mrcctl hB -j conn show >"$out/srv.conn0" 2>&1
+	sd0=$(silent_drops)
 	link_mtu "$NARROW"
+	sd1=$(silent_drops)
 	sleep 2
 	ptb1=$(($(ptb_sent "sp-p0-s0") + $(ptb_sent t0b-p0)))
 	sleep 2
@@ -129,16 +151,16 @@ run() {
 	esac
 	log "$e: MTU hA $m0a -> $ma, hB $m0b -> $mb;" \
 		"Packet Too Big sent by the link's routers: $ptb0 before, $ptb1 at +2 s, $ptb2 at +4 s"
-	# ICMPv6 Packet Too Big is outside icmpv6's rate mask: one per drop.
-	# Drops are excused timeouts only while the link goes quiet after them
-	# (a packet sent before its sender learned the MTU); a link that keeps
-	# dropping is the failure itself and excuses nothing.
-	drops=0
-	[ "$ptb2" = "$ptb1" ] && drops=$((ptb2 - ptb0))
+	# ICMPv6 Packet Too Big is outside icmpv6's rate mask: one per
+	# dropped datagram (a flowcell forwarded whole is one).
+	sd2=$(silent_drops)
+	log "$e: frames the link's veths dropped: $((sd1 - sd0)) while its ends changed MTU, $((sd2 - sd1)) after" \
+		"(measured: the count also takes a stalled guest's backlog overflow)"
 	rtx=0
 	for h in hA hB; do
 		eval "p=\$((\$(counter $h PktTooBig) - p0_$h)) r=\$((\$(counter $h PmtuRetransmits) - r0_$h))"
-		log "$e: $h PktTooBig +$p, PmtuRetransmits +$r, PktTooBigIgnored $(counter $h PktTooBigIgnored)"
+		eval "i=\$((\$(counter $h PktTooBigIgnored) - i0_$h)) st=\$((\$(counter $h TimerStalls) - st0_$h))"
+		log "$e: $h PktTooBig +$p, PmtuRetransmits +$r, PktTooBigIgnored +$i, TimerStalls +$st"
 		check "$e: $h applied a Packet Too Big" [ "$p" -ge 1 ]
 		rtx=$((rtx + r))
 	done
@@ -156,43 +178,13 @@ run() {
 		check "$e: $s MTU lowered ($b -> $a)" [ "$a" -lt "$b" ]
 		check "$e: $s packets fit $NARROW bytes ($a + 95 + $enc)" \
 			[ "$((a + 95 + enc))" -le "$NARROW" ]
-		p0=$(plane_timeouts $s '.id == 0' add)
-		po=$(plane_timeouts $s '.id != 0' max)
-		log "$e: $s per-plane timeouts:" \
-			"$(jq -c '[.[] | select(.state == "established") | .planes[] | .timeouts]' \
-				"$out/$s.conn" 2>/dev/null)"
-		check "$e: $s per-plane counters dumped ($p0, $po)" [ "$((p0 >= 0 && po >= 0))" = 1 ]
-		# Other planes timing out by the dozen is a guest stall, not the
-		# link (seen on 6.12 in CI: [143,69,75,97], 354 timeouts, every
-		# EV good at the end): per-plane counts are then noise, logged.
-		# A link still black-holing is caught regardless: its routers
-		# keep sending Packet Too Big (the last check of the round).
-		# A path is blamed by timeouts that were not proven spurious: with
-		# no more of those in all than the excused ones, the per-plane
-		# counts (which include the spurious) blame nothing (seen on 6.12
-		# in CI: none, srv [56,8,1,15] with 0 genuine).
-		# The same stall demotes EVs on every plane for a while (silence is
-		# failure): seen on 6.12 with ev_burst=1 in CI, none, cli [600,
-		# 604,563,566] timeouts and 2 EVs bad at the dump. Then the bad
-		# EVs at the end are logged too; the Packet Too Big standstill
-		# below still catches a link that black-holes.
-		if [ "$po" -le "$STALL_TIMEOUTS" ] || [ "$t" -le $((8 + drops)) ]; then
-			check_timed "$e: $s no path blamed: $t genuine timeouts <= 8 + $drops dropped, or plane 0's $p0 <= that + 5/4 of another plane's most $po" \
-				unblamed "$t" "$p0" "$po" "$drops"
-			check_timed "$e: $s no EV ASSUMED_BAD at the end ($bad)" [ "$bad" = 0 ]
-		else
-			log "$e: $s plane 0's timeouts $p0 and $bad EVs bad at the end not judged: another plane timed out $po (> $STALL_TIMEOUTS), the guest stalled"
-		fi
+		log "$e: $s timeouts per plane since the change:" \
+			"$(plane_delta "$out/$s.conn0" "$out/$s.conn")" \
+			"(measured: a stalled guest times out whole flowcells on any plane)"
+		log "$e: $s EVs bad at the end: $bad (measured: silence is failure, and a stall is silence)"
 	done
 	check_timed "$e: no packet too big for the link once the MTU dropped ($ptb1 -> $ptb2)" \
 		[ "$ptb2" = "$ptb1" ]
-}
-
-# unblamed GENUINE P0 PO DROPS: no more genuine timeouts than the excused
-# (8 + the drops), or plane 0 timed out no more than the excused plus 5/4 of
-# another plane's most
-unblamed() {
-	[ "$1" -le $((8 + $4)) ] || [ "$2" -le $((8 + $4 + $3 + $3 / 4)) ]
 }
 
 port=7600

@@ -1374,6 +1374,32 @@ TEST_F(BurstTest, MessageGoesOutInBurstsOfOneEvEach) {
     EXPECT_EQ(stats().tx_data_pkts, 10u);
 }
 
+// A router that forwards a flowcell whole drops it whole for its size
+// (one Packet Too Big): the burst's shorter last packet, small enough for
+// the new MTU, is resent with the big ones instead of timing out. A small
+// message that only followed on another EV is not.
+TEST_F(BurstTest, PathMtuDropResendsAFlowcellsShortLastPacket) {
+    create();
+    ASSERT_EQ(mrc_conn_send(c_, 0, 4 * 1024 + 100, 0, 0, 1, nullptr), MRC_OK);
+    ASSERT_EQ(mrc_conn_send(c_, 0, 100, 0, 0, 2, nullptr), MRC_OK);
+    auto v = bursts(0, 8);
+    ASSERT_EQ(v.size(), 2u);
+    ASSERT_EQ(v[0].size(), 5u);
+    check_burst(v[0]);
+    EXPECT_EQ(v[0][4].payload_len, 100u);
+    ASSERT_EQ(v[1].size(), 1u);
+    EXPECT_EQ(mrc_conn_set_mtu(c_, 1, 512), 5);
+    auto r = poll(2);
+    std::set<u32> resent;
+    for (const auto& x : r)
+        if (x.rtx) resent.insert(x.pkt.bth.psn);
+    EXPECT_EQ(resent.size(), 5u);
+    for (const auto& x : v[0]) EXPECT_TRUE(resent.count(x.pkt.bth.psn));
+    EXPECT_FALSE(resent.count(v[1][0].pkt.bth.psn));
+    EXPECT_EQ(stats().timeouts, 0u);
+    for (const auto& x : v[0]) EXPECT_EQ(ev_state(x.ev), MRC_EV_GOOD);
+}
+
 TEST_F(BurstTest, BurstOfOneIsPerPacketSpraying) {
     create();
     ASSERT_EQ(mrc_conn_send(c_, 0, 8 * 1024, 0, 0, 1, nullptr), MRC_OK);
