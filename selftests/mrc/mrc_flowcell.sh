@@ -29,11 +29,41 @@
 #    those were filled again, TxFragPagesReused, is logged: it depends on
 #    how soon hB's reader lets go of them);
 #  - messages are sent in the pages of hA's completed ones, not fresh
-#    zeroed pages (mrc_mem.c): TxPagesReused at least a sixty-fourth of
-#    the pages' worth hA sent (a socket keeps 32 pages and messages of up
-#    to 1 MiB take 256; 15-27 % measured with flowcells copied, 3.4-23 %
-#    sent from the pages, which hB holds until its reader copies them out
-#    and which no new message takes until then);
+#    zeroed pages (mrc_mem.c), as far as the code guarantees it whatever
+#    the timing. A message completes in send order
+#    (mrc_req_poll_completion()) and its socket then keeps up to 32 of its
+#    pages (mrc_mem_tx_pages_keep()); a send takes as many kept pages as it
+#    spans and finds free, counted in TxPagesReused
+#    (mrc_mem_tx_pages_reuse(), mrc_mb_pages_in()); and hA's client sends
+#    only while its messages queued stay below SO_SNDBUF (mrc_poll()),
+#    128 KiB at first (net.mrc.wmem[1]), grown as messages complete to at
+#    most 4 MiB (wmem[2], mrc_sndbuf_grow()). A kept page is free at once
+#    unless a flowcell went from it in place (mrc_mb_wire_frags()): hB
+#    then holds it until its reader copies the payload out, and no counter
+#    of hA's bounds when. So in the transfers with none in place
+#    (TxFlowcellsInPlace 0: burst 1, and tx_in_place 0) TxPagesReused is
+#    at least 55: the fewest pages any order of completions and sends can
+#    reuse with this test's messages (mrc_xfer -s 22: 40 of 1 to 953,152
+#    bytes, 6,684,144 in all), computed over every order with each
+#    message's pages and charge as mrc_mb_alloc_tx() and mrc_mb_size() make
+#    them, flat or in the wire layout of any packet size, and with a
+#    send's look at the cache made before the completions its admission
+#    waited for (mrc_poll() reads the queue without the lock). The worst
+#    order, pages flat, reuses message 1's 23 pages, kept before send 3
+#    (messages 1 and 2 overflow 128 KiB), in sends 4 and 6, and 32 of
+#    message 2's, kept before send 24 (messages 2 to 23 weigh more than
+#    4 MiB), in send 24. A send refused after it took pages frees them,
+#    counted all the same: that never lowers the count.
+#    Judged with the default traffic (MRC_FC_MSGS, MRC_FC_MAX unset) and
+#    net.mrc.wmem at most its defaults, and below net.mrc.mem[0] (logged),
+#    where kept pages are given back instead (mrc_mem_account.sh judges
+#    that side). With flowcells in place the count is logged, not judged:
+#    3.4-23 % of the pages' worth sent was measured there (15-27 % with
+#    flowcells copied), and the ratio judged until issue 52 (a sixteenth,
+#    loosened to a sixty-fourth after failures under TCG) held only as
+#    long as hB's reader kept up; what matters there, that no page an skb
+#    still holds is handed to a new message, the digests judge (hB's
+#    reader would copy the new bytes);
 #  - payloads stay in the skb they arrived in until the reader copies
 #    them (mrc_msg.c): hB's RxHeld above 0 and at least ten times its
 #    RxCopied (payloads placed by copying). Against all of hB's
@@ -129,12 +159,29 @@ if [ "$def_burst" = 1 ]; then
 fi
 check "the default burst is a flowcell (${def_burst:-none} > 1)" [ "${def_burst:-0}" -gt 1 ]
 
+# TxPagesReused's floor with no flowcell in place (see the header): 55 pages
+# for mrc_xfer -s 22's 40 messages of up to 1 MiB, with SO_SNDBUF at most
+# 128 KiB at first and 4 MiB grown (larger ones let more be queued before
+# a message completes, other traffic has other messages): else logged.
+read -r _ wmem_def wmem_max <<<"$(sysctl -n net.mrc.wmem 2>/dev/null)"
+reuse_min=
+if [ "$N" = 40 ] && [ "$MAX" = 1048576 ] && [ -n "$wmem_max" ] &&
+	[ "$wmem_def" -le 131072 ] && [ "$wmem_max" -le 4194304 ]; then
+	reuse_min=55
+else
+	log "TxPagesReused not judged: its floor is derived for 40 messages of up" \
+		"to 1 MiB (have $N of up to $MAX) and net.mrc.wmem[1..2] at most" \
+		"131072 4194304 (have ${wmem_def:-?} ${wmem_max:-?})"
+fi
+log "net.mrc.mem[0]: $(sysctl -n net.mrc.mem 2>/dev/null | awk '{ print $1 }') pages" \
+	"(above it a completed message's pages are given back, not kept)"
+
 # run MODE BURST [RCVBUF]: one transfer; checks as described above
 run() {
 	local mode=$1 burst=$2 name="$1-burst$2${3:+-rcvbuf$3}${run_tag:-}" h rc src spid
 	local d0 d1 i0 i1 skbs pkts rx rskbs txr rxr f0 f1 fc k0 k1 held
 	local c0 c1 copied tx0 tx1 p0 p1 r0 r1 s0 s1 steered w0 w1 inplace
-	local x0 x1 lost z0 z1
+	local x0 x1 lost z0 z1 pages
 	for h in hA hB; do
 		mrcctl "$h" profile set id 0 burst "$burst" >/dev/null ||
 			{ check "$name: profile burst $burst" false; return; }
@@ -169,17 +216,24 @@ run() {
 	held=$((k1 - k0)) copied=$((c1 - c0)) reused=$((u1 - u0)) fragre=$((g1 - g0))
 	lost=$(((x1 - x0) * pkts / (skbs ? skbs : 1)))
 	sent=$(awk '$1 == "tx" { print $4 }' "$out/$name.cli")
+	pages=$((${sent:-0} / 4096))
 	log "$name: hA sent $pkts MRC packets in $skbs skbs ($txr)," \
 		"hB received $rx in $rskbs ($rxr), $fc flowcells whole," \
 		"$held payloads held in their skb, $copied copied;" \
-		"$reused pages reused for $((${sent:-0} / 4096)) pages' worth sent," \
+		"$reused pages reused for $pages pages' worth sent ($(ratio "$reused" "$pages"))," \
 		"$fragre frag pages filled again, $inplace flowcells sent in place," \
 		"$steered flowcells steered, $((z1 - z0)) autosized;" \
 		"the fabric dropped $((x1 - x0)) skbs;" \
 		"$(grep rate "$out/$name.cli")"
 	check "$name: packets sent ($pkts >= $N)" [ "$pkts" -ge "$N" ]
-	check "$name: messages sent in pages of completed ones ($reused TxPagesReused >= 1/64 of $((${sent:-0} / 4096)))" \
-		[ "$((reused * 64 * 4096))" -ge "${sent:-1}" ]
+	if [ "$inplace" != 0 ]; then
+		# hB holds what went in place until its reader copies it out.
+		log "$name: $reused pages reused with $inplace flowcells in place," \
+			"measured, not judged (hB's reader's timing)"
+	elif [ -n "$reuse_min" ]; then
+		check "$name: messages sent in pages of completed ones, none in place ($reused TxPagesReused >= $reuse_min, the fewest any timing allows)" \
+			[ "$reused" -ge "$reuse_min" ]
+	fi
 	if [ "$burst" = 1 ]; then
 		check "$name: one skb per packet sent ($txr >= 0.9)" ge "$txr" 0.9
 		check "$name: one skb per packet received ($rxr >= 0.9)" ge "$rxr" 0.9
