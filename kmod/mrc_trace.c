@@ -60,7 +60,8 @@ void mrc_trace_engine_event(const struct mrc_trace_ids *ids,
 	case MRC_EVT_RTT_SAMPLE:
 		trace_mrc_rtt(ids->netns, ids->qpn, ids->conn, e->u.rtt.ev,
 			      mrc_ev_plane(e->u.rtt.ev), e->u.rtt.psn,
-			      e->u.rtt.rtt_ns, e->u.rtt.srtt_ns);
+			      e->u.rtt.rtt_ns, e->u.rtt.srtt_ns,
+			      e->u.rtt.cwnd, e->u.rtt.inflight);
 		break;
 	case MRC_EVT_TIMEOUT:
 		trace_mrc_rto(ids->netns, ids->qpn, ids->conn, e->u.timeout.ev,

@@ -87,8 +87,9 @@ TRACE_EVENT(mrc_ack_rcvd,
 
 TRACE_EVENT(mrc_rtt,
 	    TP_PROTO(u32 netns, u32 qpn, u16 conn, u32 ev, u8 plane, u32 psn,
-		     u64 rtt_ns, u64 srtt_ns),
-	    TP_ARGS(netns, qpn, conn, ev, plane, psn, rtt_ns, srtt_ns),
+		     u64 rtt_ns, u64 srtt_ns, u32 cwnd, u32 inflight),
+	    TP_ARGS(netns, qpn, conn, ev, plane, psn, rtt_ns, srtt_ns, cwnd,
+		    inflight),
 	    TP_STRUCT__entry(__field(u32, netns)
 			     __field(u32, qpn)
 			     __field(u16, conn)
@@ -96,7 +97,9 @@ TRACE_EVENT(mrc_rtt,
 			     __field(u8, plane)
 			     __field(u32, psn)
 			     __field(u64, rtt_ns)
-			     __field(u64, srtt_ns)),
+			     __field(u64, srtt_ns)
+			     __field(u32, cwnd)
+			     __field(u32, inflight)),
 	    TP_fast_assign(__entry->netns = netns;
 			   __entry->qpn = qpn;
 			   __entry->conn = conn;
@@ -104,11 +107,13 @@ TRACE_EVENT(mrc_rtt,
 			   __entry->plane = plane;
 			   __entry->psn = psn;
 			   __entry->rtt_ns = rtt_ns;
-			   __entry->srtt_ns = srtt_ns;),
-	    TP_printk("netns=%u qpn=%u conn=%u ev=0x%x plane=%u psn=%u rtt_ns=%llu srtt_ns=%llu",
+			   __entry->srtt_ns = srtt_ns;
+			   __entry->cwnd = cwnd;
+			   __entry->inflight = inflight;),
+	    TP_printk("netns=%u qpn=%u conn=%u ev=0x%x plane=%u psn=%u rtt_ns=%llu srtt_ns=%llu cwnd=%u inflight=%u",
 		      __entry->netns, __entry->qpn, __entry->conn, __entry->ev,
 		      __entry->plane, __entry->psn, __entry->rtt_ns,
-		      __entry->srtt_ns)
+		      __entry->srtt_ns, __entry->cwnd, __entry->inflight)
 );
 
 TRACE_EVENT(mrc_ev_state,

@@ -300,9 +300,11 @@ bulk() { # bulk NAME: every bulk column, repeated, warm-up omitted
 # (trace clock mono; markers tie it to the wall clock: "bench_sync NS" at
 # the start, "bench_down"/"bench_up" at the failure and the repair).
 # mrc_pkt_sent and mrc_ack_rcvd fire per packet and are left off; the
-# state changes, timeouts and probes are a few thousand in a run.
+# state changes, timeouts and probes are a few thousand in a run, the RTT
+# samples (one per SACK, carrying cwnd and the bytes in flight) a few
+# thousand a second: 16 MiB of buffer per CPU holds a run's.
 T=/sys/kernel/tracing
-trace_events="mrc_ev_state mrc_rto mrc_plane_state mrc_conn_state mrc_probe"
+trace_events="mrc_ev_state mrc_rto mrc_plane_state mrc_conn_state mrc_probe mrc_rtt"
 trace_mark() { [ -w "$T/trace_marker" ] && echo "$*" >"$T/trace_marker"; }
 trace_start() {
 	local e ino
@@ -312,7 +314,7 @@ trace_start() {
 	echo 0 >"$T/tracing_on"
 	echo >"$T/trace"
 	echo mono >"$T/trace_clock"
-	echo 4096 >"$T/buffer_size_kb"
+	echo 16384 >"$T/buffer_size_kb"
 	echo 0 >"$T/events/enable"
 	for e in $trace_events; do
 		echo "netns == $ino" >"$T/events/mrc/$e/filter" || return 1

@@ -677,6 +677,9 @@ def timeline(raw, res, sc="silent", col="mrc"):
                     if name == "mrc_probe" and " sent " in " %s " % text)
     tl["rto_times"] = rtos
     tl["probe_times"] = probes
+    # The window as the RTT samples saw it (bytes at each sample).
+    tl["cwnd"] = [(ts + off, int(fl["cwnd"]), int(fl.get("inflight", 0)))
+                  for ts, name, fl, _ in evs if name == "mrc_rtt" and "cwnd" in fl]
     tl["transitions"] = trans
     if down is not None:
         bad = [t for t, _, b, _ in trans if b == "assumed_bad" and t >= down]
@@ -734,12 +737,32 @@ def write_timeline(raw, res, out):
         with open(os.path.join(out, "timeline-timeouts.dat"), "w") as f:
             for i, (r, p) in enumerate(cnt):
                 f.write("%g %d %d\n" % ((i + 0.5) * width, r, p))
+        # cwnd and bytes in flight per bin: the mean of the RTT samples in
+        # it (KiB), and the window's reaction per phase of the outage.
+        acc = [[0, 0, 0] for _ in range(n)]
+        for t, w, fl in tl["cwnd"]:
+            i = int(t // width)
+            if 0 <= i < n:
+                acc[i][0] += w
+                acc[i][1] += fl
+                acc[i][2] += 1
+        with open(os.path.join(out, "timeline-cwnd.dat"), "w") as f:
+            for i, (w, fl, k) in enumerate(acc):
+                if k:
+                    f.write("%g %.1f %.1f\n" % ((i + 0.5) * width, w / k / 1024, fl / k / 1024))
+        tl["cwnd_samples"] = len(tl["cwnd"])
+        tl["cwnd_kib"] = cwnd_phases(tl)
         tl["summary"] = (
             "%d EVs; after the cut: first ASSUMED_BAD at %s s, %s timeouts before it, "
             "%s timeouts during the outage (last at %s s), at most %s EVs ASSUMED_BAD" % (
                 tl["ev_total"], tl.get("first_assumed_bad_after_down_s"),
                 tl.get("timeouts_before_first_assumed_bad"), tl.get("timeouts_during"),
                 tl.get("last_timeout_after_down_s"), tl.get("assumed_bad_peak")))
+        if tl.get("cwnd_kib"):
+            c = tl["cwnd_kib"]
+            tl["summary"] += ("; cwnd (KiB, mean of the RTT samples) before %s, first 100 ms "
+                              "of the outage %s, rest of it %s, after the repair %s" % (
+                                  c["before"], c["first_100ms"], c["rest_of_outage"], c["after"]))
     # The tracing's cost, roughly: the traced run's rate before the cut
     # against the untraced MRC planedown run's before its failure (same
     # series, same boot; another run, so within the runs' spread).
@@ -749,9 +772,26 @@ def write_timeline(raw, res, out):
         tl["before_mbps_traced"] = pt["before_mbps"]
         tl["before_mbps_untraced_planedown"] = pu["before_mbps"]
     tl["events_per_s"] = round(sum(tl["events"].values()) / res["meta"].get("series_s", 12), 1)
-    for k in ("rto_times", "probe_times", "transitions"):
+    for k in ("rto_times", "probe_times", "transitions", "cwnd"):
         tl.pop(k, None)
     res["timeline"] = {"silent": tl}
+
+
+def cwnd_phases(tl):
+    """Mean cwnd (KiB) of the RTT samples before the cut, in the outage's
+    first 100 ms, in the rest of the outage and after the repair: how the
+    window took the failure, per phase."""
+    down, up = tl.get("down_s"), tl.get("up_s")
+    if down is None:
+        return None
+    end = up if up is not None else 1e9
+    spans = {"before": (0, down), "first_100ms": (down, min(down + 0.1, end)),
+             "rest_of_outage": (down + 0.1, end), "after": (end, 1e9)}
+    out = {}
+    for k, (a, b) in spans.items():
+        v = [w for t, w, _ in tl["cwnd"] if a <= t < b]
+        out[k] = round(sum(v) / len(v) / 1024, 1) if v else None
+    return out
 
 
 def timeline_plot(res, out):
@@ -760,10 +800,11 @@ def timeline_plot(res, out):
         return None
     d = lambda n: os.path.join(out, n)
     ms = 1000 * tl["bin_s"]
-    gp = ["set terminal svg size 900,800 dynamic font 'sans,12'",
+    cw = tl.get("cwnd_samples")
+    gp = ["set terminal svg size 900,%d dynamic font 'sans,12'" % (1050 if cw else 800),
           "set output '%s'" % d("timeline-silent.svg"),
-          "set multiplot layout 3,1 title 'MRC (srh) failover: spine 0 of plane 0 cut from hB "
-          "(silent), tracefs mrc:* of hA'",
+          "set multiplot layout %d,1 title 'MRC (srh) failover: spine 0 of plane 0 cut from hB "
+          "(silent), tracefs mrc:* of hA'" % (4 if cw else 3),
           "set grid; set key outside right top; set xrange [0:%g]" % res["meta"].get("series_s", 12),
           "set lmargin 10; set rmargin 28"]
     for k, c in (("down_s", "red"), ("up_s", "dark-green")):
@@ -780,11 +821,16 @@ def timeline_plot(res, out):
                d("timeline-evs.dat"),
                ", '' using 1:5 with steps lw 2 title 'DENIED'"
                if tl["ev_initial"].get("denied") or tl.get("ev_final", {}).get("denied") else ""),
-           "set xlabel 'time (s)'; set ylabel 'per %g ms'; set yrange [0:*]" % ms,
+           "set ylabel 'per %g ms'; set yrange [0:*]" % ms,
            "plot '%s' using 1:2 with impulses lw 2 lc rgb 'red' title 'timeouts (mrc\\_rto)', "
            "'' using 1:3 with impulses lc rgb 'dark-green' title 'probes sent (mrc\\_probe)'" %
-           d("timeline-timeouts.dat"),
-           "unset multiplot"]
+           d("timeline-timeouts.dat")]
+    if cw:
+        gp += ["set ylabel 'KiB'; set yrange [0:*]",
+               "plot '%s' using 1:2 with steps lw 2 lc rgb 'purple' title 'cwnd (mrc\\_rtt)', "
+               "'' using 1:3 with steps lc rgb 'orange' title 'in flight'" % d("timeline-cwnd.dat")]
+    gp.insert(len(gp) - 1, "set xlabel 'time (s)'")
+    gp += ["unset multiplot"]
     path = d("timeline-silent.gp")
     with open(path, "w") as f:
         f.write("\n".join(gp) + "\n")

@@ -494,6 +494,8 @@ enum mrc_event_type {
  * @u.rtt.srtt_ns: smoothed RTT after it
  * @u.rtt.ev: EV the sampled packet travelled on
  * @u.rtt.psn: PSN of the sampled packet
+ * @u.rtt.cwnd: congestion window (bytes) when the sample was taken
+ * @u.rtt.inflight: payload bytes in flight then
  * @u.timeout: MRC_EVT_TIMEOUT
  * @u.timeout.ev: EV the packet was last sent on
  * @u.timeout.index: index of that EV
@@ -537,6 +539,8 @@ struct mrc_event {
 			u64 srtt_ns;
 			u32 ev;
 			u32 psn;
+			u32 cwnd;
+			u32 inflight;
 		} rtt;
 		struct {
 			u32 ev;

@@ -614,6 +614,8 @@ static void req_rtt_sample(struct mrc_conn *c, u64 now, u64 rtt, u32 ev,
 	e.u.rtt.srtt_ns = r->srtt_ns;
 	e.u.rtt.ev = ev;
 	e.u.rtt.psn = psn;
+	e.u.rtt.cwnd = c->cc.cwnd;
+	e.u.rtt.inflight = r->inflight_bytes;
 	mrc_evq_push(&c->evq, &e);
 }
 
