@@ -21,12 +21,12 @@
 # Evidence, each time: the qdisc refused at least 10 datagrams (at the
 # first of 200, 100 and 50 Mbit/s that did), TxLocalDrops of the client's
 # namespace (refused datagrams, and those of the same batch not tried) at
-# least the qdisc's drops, the connection's genuine (not spurious)
-# timeouts (MRC_INFO) at most half of its retransmissions (each refused
-# packet is retransmitted once, without a timeout), no EV left bad, no
-# TxErrors, digests equal both ways. The qdisc's refusals and the timeout
-# bound are timing (check_timed): the debug kernel's guest cannot fill
-# 200 Mbit/s.
+# least the qdisc's drops, no EV left bad, no TxErrors, digests equal both
+# ways. The qdisc's refusals are timing (check_timed): the debug kernel's
+# guest cannot fill 200 Mbit/s. The connection's genuine (not proven
+# spurious) timeouts against its retransmissions are logged, measured,
+# not judged: no counter MRC_INFO exports tells what of them refusals cost
+# (run(), below, derives the check the engine's counters would allow).
 #
 # Then a queue that refuses everything for 2 s mid-transfer (blackout(),
 # below): the tries against it back off and the peer's probes are paced as
@@ -91,7 +91,8 @@ xfer_finish() {
 # for longer than the engine's rounds of immediate resends (one run there
 # paid 222 genuine timeouts for 813 retransmissions).
 run() {
-	local name=$1 burst=$2 info drops errs tmo rtx bad qdrops d0 e0 rate
+	local name=$1 burst=$2 info drops errs tmo spur real rtx bad qdrops d0 e0
+	local u0 dups ratio rate
 	shift 2
 	bursts "$name" "$burst" || return
 	for rate in $RATES; do
@@ -100,6 +101,7 @@ run() {
 		tc -n ldA qdisc add dev lda0 root tbf rate "$rate" "$@" ||
 			{ check "$name: tbf rate $rate $*" false; return; }
 		d0=$(proc_counter TxLocalDrops ldA) e0=$(proc_counter TxErrors ldA)
+		u0=$(proc_counter RxDuplicate ldB)
 		xfer_start "$name" 7200 "$N" --info-json
 		xfer_finish "$name"
 		qdrops=$(tc -n ldA -s -j qdisc show dev lda0 | jq '.[0].drops')
@@ -111,6 +113,7 @@ run() {
 	info=$(sed -n 's/^info //p' "$out/$name.cli")
 	drops=$(($(proc_counter TxLocalDrops ldA) - d0))
 	errs=$(($(proc_counter TxErrors ldA) - e0))
+	dups=$(($(proc_counter RxDuplicate ldB) - u0))
 	tmo=$(jq -r .timeouts <<<"$info")
 	spur=$(jq -r .spurious_timeouts <<<"$info")
 	rtx=$(jq -r .retransmits <<<"$info")
@@ -122,25 +125,63 @@ run() {
 	check "$name: each refusal reached the engine ($drops >= $qdrops)" \
 		[ "$drops" -ge "${qdrops:-0}" ]
 	check "$name: no refusal counted as a transmit error ($errs)" [ "$errs" = 0 ]
-	# Timeouts against the retransmissions (each refused packet is one;
-	# TxLocalDrops counts datagrams, a refused flowcell is one). A refused
-	# packet never reaches the peer, so a timeout it cost is a genuine one:
-	# spurious timeouts (the first transmission was acknowledged after all)
-	# are a slow VM's acknowledgments late beyond the RTO, not refusals (a
-	# CI run on a loaded host counted 155 timeouts against 440
-	# retransmissions here). A refusal the engine did not hear of costs a
-	# timeout: every retransmission would then be one. The bound was a
-	# tenth until 2026-11-29, when a host three times slower than usual
-	# gave 0 to 313 genuine timeouts against 346 to 844 retransmissions
-	# in the per-packet run (at most 0.37 of them, and none at all in an
-	# unshaped run of that boot that met no refusal): a guest that slow
-	# stalls beyond the RTO in bursts, and what the retransmissions of
-	# such a burst met cannot all be told apart from a real loss (a plain
-	# cumulative ack does not say which copy arrived). Half still fails a
-	# refusal that costs a timeout.
+	# Refusals cost no timeouts: what the code guarantees, and why it is
+	# not judged here. A refused data packet goes back to the engine with
+	# its PSN and EV (mrc_xmit_queue() -> mrc_conn_local_drops() ->
+	# mrc_conn_tx_dropped() -> mrc_req_on_local_drop()). If that copy is
+	# still the one in flight on that EV (SENT), the engine counts it
+	# (tx_local_drops) and marks it lost, cause MRC_RTX_LOCAL
+	# (mrc_req_mark_lost()); it goes again once its plane reopens
+	# (mrc_conn_room_timer(): 250 us doubling to 16 ms, under the 16.8 ms
+	# RTO floor; veth_pair gives one plane), counted in tx_rtx_local
+	# (req_send_rtx()). Only SENT packets time out (mrc_req_on_timer()) or
+	# are inferred lost (mrc_loss_detect()), and every caller of
+	# mrc_req_mark_lost() takes SENT packets only: a refused copy the
+	# engine took is never timed out nor inferred lost, whatever the
+	# timing. In counters: each retransmission has one cause
+	# (req_send_rtx()); a timeout (T) or an inferred loss (I) is sent
+	# again once, or acknowledged before that, which req_check_spurious()
+	# proves spurious (S, SI); a refused retransmission whose earlier copy
+	# is acknowledged before it goes again is proven spurious as well
+	# (mrc_req_on_local_drop() puts back the send time of the copy the
+	# verdict was for), unless no verdict sent it (a tail-loss probe, a
+	# NACK's or a retired path's resend), itself a retransmission the left
+	# side below keeps. So over a transfer that completes, in any timing:
+	#
+	#	retransmits - (T - S) - (I - SI) >= tx_local_drops
+	#
+	# That is this claim's check, and these counters are not all out:
+	# mrc_fill_info() (MRC_INFO) copies neither tx_local_drops nor
+	# tx_rtx_local, and mrc_xfer --info-json prints neither lost_inferred
+	# nor spurious_losses. TxLocalDrops is no stand-in: it counts
+	# datagrams (a flowcell is one), refused control packets too, and is
+	# counted before the engine, which drops a report whose packet was
+	# already declared lost, sent again or acknowledged (MRC_E_STALE,
+	# counted nowhere): a copy held between its hand-out and the qdisc
+	# past the RTO or the reordering window (a long batch, the backlog
+	# release_sock() runs in sendmsg, a descheduled vCPU). Such a refusal
+	# does cost a verdict.
+	# Nor do genuine timeouts tell. Here the qdisc takes or refuses whole
+	# datagrams (its buckets hold a flowcell) and nothing past it drops
+	# MRC's packets but an allocation failure (RxNoMemory; ldB answers a
+	# lack of room with a NACK), so besides those late verdicts they are
+	# spurious timeouts the engine could not prove (the acknowledgment came
+	# more than the minimum RTT after the resend and did not echo the
+	# timed-out copy's timestamp): a guest stalled past the RTO, a batch
+	# handed out longer ago than that. The packet of such a timeout reached
+	# ldB twice, unless its acknowledgment came between a resend's hand-out
+	# and refusal (RxDuplicate counts those copies, and other spurious
+	# retransmissions'). And a refusal the engine ignored would be learnt by
+	# inference (mrc_req_loss.c) sooner than by timeout. So they are logged
+	# against the retransmissions, with ldB's duplicates, not judged. Until
+	# issue 52 they were judged, at most a tenth of the retransmissions,
+	# then a half after a host three times slower than usual gave 0 to 313
+	# genuine timeouts against 346 to 844 retransmissions (2026-11-29).
 	real=$((tmo - spur))
-	check_timed "$name: refusals cost no timeouts ($real genuine <= $rtx retransmits / 2)" \
-		[ "$((real * 2))" -le "$rtx" ]
+	ratio=$(awk -v a="$real" -v b="$rtx" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
+	log "$name: measured, not judged: $real genuine timeouts ($tmo, $spur" \
+		"proven spurious) for $rtx retransmissions ($ratio); ldB received" \
+		"$dups data packets twice"
 	check "$name: no EV blamed ($bad bad)" [ "$bad" = 0 ]
 }
 
