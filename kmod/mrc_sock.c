@@ -890,6 +890,8 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 		mi->mi_paths_retired = st->paths_retired;
 		mi->mi_paths_gray = st->paths_gray;
 		mi->mi_cwnd_cuts_spared = st->cwnd_cuts_spared;
+		mi->mi_local_drops = st->tx_local_drops;
+		mi->mi_rtx_local = st->tx_rtx_local;
 		kfree(st);
 	}
 	n = mrc_conn_num_evs(ms->conn);

@@ -82,12 +82,13 @@ class _Info(ctypes.Structure):
                  ("mi_tx_sacks", _U64), ("mi_tx_sacks_merged", _U64),
                  ("mi_rx_sacks", _U64),
                  ("mi_rtx_path", _U64), ("mi_paths_retired", _U64),
-                 ("mi_paths_gray", _U64), ("mi_cwnd_cuts_spared", _U64)])
+                 ("mi_paths_gray", _U64), ("mi_cwnd_cuts_spared", _U64),
+                 ("mi_local_drops", _U64), ("mi_rtx_local", _U64)])
 
 
 # The ABI sizes of uapi/linux/mrc.h: a mismatch is a bug here, not the user's.
 assert ctypes.sizeof(_SockaddrMrc) == 32
-assert ctypes.sizeof(_Info) == 168 + MRC_INFO_PLANES * 32 + 24 + 24 + 8 + 24 + 32
+assert ctypes.sizeof(_Info) == 168 + MRC_INFO_PLANES * 32 + 24 + 24 + 8 + 24 + 32 + 16
 
 
 def _load_libmrc():

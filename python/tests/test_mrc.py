@@ -20,7 +20,7 @@ def _loaded():
 class Abi(unittest.TestCase):
     def test_struct_sizes_are_the_uapi_ones(self):
         self.assertEqual(32, ctypes.sizeof(mrc._SockaddrMrc))
-        self.assertEqual(168 + 32 * 32 + 24 + 24 + 8 + 24 + 32, ctypes.sizeof(mrc._Info))
+        self.assertEqual(168 + 32 * 32 + 24 + 24 + 8 + 24 + 32 + 16, ctypes.sizeof(mrc._Info))
         self.assertEqual(32, ctypes.sizeof(mrc._InfoPlane))
 
     def test_field_offsets(self):
@@ -35,6 +35,8 @@ class Abi(unittest.TestCase):
         self.assertEqual(168 + 32 * 32 + 72, mrc._Info.mi_rx_sacks.offset)
         self.assertEqual(168 + 32 * 32 + 80, mrc._Info.mi_rtx_path.offset)
         self.assertEqual(168 + 32 * 32 + 104, mrc._Info.mi_cwnd_cuts_spared.offset)
+        self.assertEqual(168 + 32 * 32 + 112, mrc._Info.mi_local_drops.offset)
+        self.assertEqual(168 + 32 * 32 + 120, mrc._Info.mi_rtx_local.offset)
 
     def test_constants(self):
         self.assertEqual(261, mrc.SOL_MRC)

@@ -92,7 +92,7 @@ xfer_finish() {
 # paid 222 genuine timeouts for 813 retransmissions).
 run() {
 	local name=$1 burst=$2 info drops errs tmo spur real rtx bad qdrops d0 e0
-	local u0 dups ratio rate
+	local u0 dups ratio rate inf sinf ld rl
 	shift 2
 	bursts "$name" "$burst" || return
 	for rate in $RATES; do
@@ -150,17 +150,18 @@ run() {
 	#
 	#	retransmits - (T - S) - (I - SI) >= tx_local_drops
 	#
-	# That is this claim's check, and these counters are not all out:
-	# mrc_fill_info() (MRC_INFO) copies neither tx_local_drops nor
-	# tx_rtx_local, and mrc_xfer --info-json prints neither lost_inferred
-	# nor spurious_losses. TxLocalDrops is no stand-in: it counts
-	# datagrams (a flowcell is one), refused control packets too, and is
-	# counted before the engine, which drops a report whose packet was
-	# already declared lost, sent again or acknowledged (MRC_E_STALE,
-	# counted nowhere): a copy held between its hand-out and the qdisc
-	# past the RTO or the reordering window (a long batch, the backlog
-	# release_sock() runs in sendmsg, a descheduled vCPU). Such a refusal
-	# does cost a verdict.
+	# That is this claim's check, judged from MRC_INFO (version 7:
+	# local_drops, rtx_local) once every message is acknowledged
+	# (mrc_xfer --info-json). TxLocalDrops is no stand-in for
+	# local_drops: it counts datagrams (a flowcell is one), refused
+	# control packets too, and is counted before the engine, which drops a
+	# report whose packet was already declared lost, sent again or
+	# acknowledged (MRC_E_STALE): a copy held between its hand-out and the
+	# qdisc past the RTO or the reordering window (a long batch, the
+	# backlog release_sock() runs in sendmsg, a descheduled vCPU). Such a
+	# refusal costs a verdict, and its resend is on both sides of the
+	# inequality, which still holds. Seen failing with
+	# mrc_req_on_local_drop() made to leave the packet to its timer.
 	# Nor do genuine timeouts tell. Here the qdisc takes or refuses whole
 	# datagrams (its buckets hold a flowcell) and nothing past it drops
 	# MRC's packets but an allocation failure (RxNoMemory; ldB answers a
@@ -177,6 +178,15 @@ run() {
 	# issue 52 they were judged, at most a tenth of the retransmissions,
 	# then a half after a host three times slower than usual gave 0 to 313
 	# genuine timeouts against 346 to 844 retransmissions (2026-11-29).
+	inf=$(jq -r .lost_inferred <<<"$info")
+	sinf=$(jq -r .spurious_losses <<<"$info")
+	ld=$(jq -r .local_drops <<<"$info")
+	rl=$(jq -r .rtx_local <<<"$info")
+	log "$name: the engine took back $ld refused packets, resent $rl of them;" \
+		"verdicts: $tmo timeouts ($spur spurious), $inf inferred losses ($sinf spurious)"
+	check "$name: refusals cost no verdict ($rtx retransmits - ($tmo - $spur) timeouts - ($inf - $sinf) inferred >= $ld taken back)" \
+		[ "$((rtx - (tmo - spur) - (inf - sinf)))" -ge "${ld:-1}" ]
+	check_timed "$name: the engine took refusals back ($ld >= 1)" [ "${ld:-0}" -ge 1 ]
 	real=$((tmo - spur))
 	ratio=$(awk -v a="$real" -v b="$rtx" 'BEGIN { printf "%.3f", b ? a / b : 0 }')
 	log "$name: measured, not judged: $real genuine timeouts ($tmo, $spur" \

@@ -252,7 +252,8 @@ static void write_info(int fd, const char *path)
 		"\"tlp_probes\":%llu,\"iw_share_cuts\":%llu,\"snd_una\":%u,"
 		"\"mtu\":%u,\"tx_sacks\":%llu,\"tx_sacks_merged\":%llu,"
 		"\"rx_sacks\":%llu,\"rtx_path\":%llu,\"paths_retired\":%llu,"
-		"\"paths_gray\":%llu,\"cwnd_cuts_spared\":%llu}\n",
+		"\"paths_gray\":%llu,\"cwnd_cuts_spared\":%llu,"
+		"\"local_drops\":%llu,\"rtx_local\":%llu}\n",
 		(unsigned long long)mi.mi_lost_inferred,
 		(unsigned long long)mi.mi_spurious_losses,
 		(unsigned long long)mi.mi_tlp_probes,
@@ -263,7 +264,9 @@ static void write_info(int fd, const char *path)
 		(unsigned long long)mi.mi_rtx_path,
 		(unsigned long long)mi.mi_paths_retired,
 		(unsigned long long)mi.mi_paths_gray,
-		(unsigned long long)mi.mi_cwnd_cuts_spared);
+		(unsigned long long)mi.mi_cwnd_cuts_spared,
+		(unsigned long long)mi.mi_local_drops,
+		(unsigned long long)mi.mi_rtx_local);
 	fclose(f);
 	rename(tmp, path);
 }
@@ -305,14 +308,20 @@ static int print_info(int fd, unsigned long sent)
 	printf("info {\"qpn\":%u,\"peer_qpn\":%u,\"state\":%u,\"tx_msgs\":%llu,"
 	       "\"tx_pkts\":%llu,\"tx_bytes\":%llu,\"retransmits\":%llu,"
 	       "\"timeouts\":%llu,\"ev_good\":%u,\"ev_bad\":%u,"
-	       "\"spurious_timeouts\":%llu}\n",
+	       "\"spurious_timeouts\":%llu,\"lost_inferred\":%llu,"
+	       "\"spurious_losses\":%llu,\"local_drops\":%llu,"
+	       "\"rtx_local\":%llu}\n",
 	       mi.mi_qpn, mi.mi_peer_qpn, mi.mi_state,
 	       (unsigned long long)mi.mi_tx_msgs,
 	       (unsigned long long)mi.mi_tx_pkts,
 	       (unsigned long long)mi.mi_tx_bytes,
 	       (unsigned long long)mi.mi_retransmits,
 	       (unsigned long long)mi.mi_timeouts, mi.mi_ev_good, mi.mi_ev_bad,
-	       (unsigned long long)mi.mi_spurious_timeouts);
+	       (unsigned long long)mi.mi_spurious_timeouts,
+	       (unsigned long long)mi.mi_lost_inferred,
+	       (unsigned long long)mi.mi_spurious_losses,
+	       (unsigned long long)mi.mi_local_drops,
+	       (unsigned long long)mi.mi_rtx_local);
 	fflush(stdout);
 	return 0;
 }

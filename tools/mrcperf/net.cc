@@ -370,6 +370,8 @@ void MsgConn::WriteInfo(JsonWriter& w) const {
             w.Field("paths_retired", static_cast<uint64_t>(mi.mi_paths_retired));
             w.Field("paths_gray", static_cast<uint64_t>(mi.mi_paths_gray));
             w.Field("cwnd_cuts_spared", static_cast<uint64_t>(mi.mi_cwnd_cuts_spared));
+            w.Field("local_drops", static_cast<uint64_t>(mi.mi_local_drops));
+            w.Field("rtx_local", static_cast<uint64_t>(mi.mi_rtx_local));
             w.Field("spurious_timeouts", static_cast<uint64_t>(mi.mi_spurious_timeouts));
             w.Field("retransmits", static_cast<uint64_t>(mi.mi_retransmits));
             w.Field("timeouts", static_cast<uint64_t>(mi.mi_timeouts));

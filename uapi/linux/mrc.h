@@ -909,6 +909,12 @@ struct mrc_info_plane {
  * @mi_paths_gray:  paths demoted whole for their loss rate (a gray spine)
  * @mi_cwnd_cuts_spared: losses and timeout passes that left the window
  *                  alone because a path failure explained them
+ *
+ * Since MRC_INFO_SIZE_V7 (local drops):
+ * @mi_local_drops: data packets this host's own queue refused that the
+ *                  connection took back (reported at once, resent without
+ *                  a timeout)
+ * @mi_rtx_local:   retransmissions of those
  */
 struct mrc_info {
 	__u32	mi_size;
@@ -956,6 +962,8 @@ struct mrc_info {
 	__u64	mi_paths_retired;
 	__u64	mi_paths_gray;
 	__u64	mi_cwnd_cuts_spared;
+	__u64	mi_local_drops;
+	__u64	mi_rtx_local;
 };
 
 #define MRC_INFO_SIZE_V1	(168 + MRC_INFO_PLANES * 32)
@@ -964,13 +972,14 @@ struct mrc_info {
 #define MRC_INFO_SIZE_V4	(MRC_INFO_SIZE_V3 + 8)
 #define MRC_INFO_SIZE_V5	(MRC_INFO_SIZE_V4 + 24)
 #define MRC_INFO_SIZE_V6	(MRC_INFO_SIZE_V5 + 32)
+#define MRC_INFO_SIZE_V7	(MRC_INFO_SIZE_V6 + 16)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V6, "mrc_info ABI");
+static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V7, "mrc_info ABI");
 #else
 _Static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V6, "mrc_info ABI");
+_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V7, "mrc_info ABI");
 #endif
 
 #endif /* _UAPI_LINUX_MRC_H */
