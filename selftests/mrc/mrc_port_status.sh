@@ -35,6 +35,16 @@ trap 'fabric_destroy; rm -rf "$out"' EXIT
 fabric_create || exit $ksft_fail
 mrc_fabric_up srh || exit $ksft_fail
 HB=${FAB_HADDR[hB]}
+# The port-status mechanism alone: the failover rule that retires a path
+# whole after two of its EVs fall silent (MRC_FO_PATH_RETIRE, 2 of
+# net.mrc.failover's 15) would otherwise take plane 2 down on its own,
+# before the announcement's resend (4 ms) arrives under TCG (32 of 32 EVs
+# once on 6.12 with ev_burst=1), and retires paths of live planes in a
+# stalled guest; the quarter bound below is about EVs timing out one by
+# one while the announcement waits. The other rules stay on.
+for h in hA hB; do
+	fabric_exec $h sysctl -qw net.mrc.failover=13 || exit $ksft_fail
+done
 
 # counter HOST NAME: a /proc/net/mrc counter of HOST's namespace
 counter() { fabric_exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/mrc; }
