@@ -23,7 +23,8 @@
 #     packets once the average queue passes RED_MIN bytes; no netem): the
 #     queue the sprayed traffic builds there gets hA's data packets marked
 #     (RED's own "marked" count > 0; a run measured 209), hB's SACKs judge
-#     that path's EVs and no other (>= 20 verdicts; 541), and hA moves its
+#     that path's EVs and no other (at least one verdict: see below; 541
+#     and 17 measured), and hA moves its
 #     packets off the congested spine: their share below 0.8 of the
 #     sibling's (0.44), the transfer intact. RED drops what it cannot mark:
 #     the packets that are not ECN-capable, here hA's SACKs and control
@@ -156,7 +157,24 @@ check "RED marked the queue's packets CE (${m:-?})" [ "${m:-0}" -gt 0 ]
 # on Debian's kernels, 1.3 on the debug kernel's guest (10 Mbit/s in all),
 # where RED marked 52 packets and the share did not move (1.075). How much
 # congestion there is, and so how far hA moves, is the host's speed.
-check_timed "hB judges the congested path's EVs ($ECN_ON verdicts)" [ "$ECN_ON" -ge 20 ]
+# What the code guarantees: hB echoes a CE mark in the SACK of the marked
+# packet's 64-PSN chunk and asks for that SACK at once (resp_note() and
+# mrc_resp_on_data(): the SACK's EV sticks to the marked packet, a CE sets
+# sack_now), so a mark that reaches hB gives at least one verdict for the
+# marked path's EVs. There is no proportion to judge: marks that hB takes
+# in one batch (GRO) or whose chunks' SACKs merge (resp_merge_covered())
+# give one verdict, while RED counts marked skbs, and a forwarded
+# segmentation-offload skb carries a flowcell's packets, each echoed. How
+# many marks there are is the host's speed (the queue only stands while
+# the path's share exceeds RED_RATE): 209 marks gave 541 verdicts with
+# flowcells; with ev_burst=1 on 6.12, 242 gave 242 and 71 gave 71, and one
+# run moved off the spine so fast that RED marked 17 and hB judged 17,
+# which failed the bound of 20 this check once had. Seen failing with the
+# decapsulation program detached before this round: 0 verdicts for 1,335
+# marks.
+log "red: verdicts per RED mark $(awk -v v="$ECN_ON" -v m="${m:-0}" 'BEGIN { printf "%.2f", m ? v / m : 0 }')"
+check "hB judges the congested path's EVs ($ECN_ON verdicts for ${m:-?} marks)" \
+	[ "${m:-0}" -gt 0 -a "$ECN_ON" -ge 1 ]
 check "and only those ($ECN_ELSE verdicts for the other EVs)" [ "$ECN_ELSE" = 0 ]
 check_timed "hA moves off the congested spine: share below 0.8 of the sibling's ($r3)" \
 	awk -v b="$r3" 'BEGIN { exit !(b < 0.8) }'
