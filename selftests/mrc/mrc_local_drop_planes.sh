@@ -19,18 +19,43 @@
 # in softirq (watchdog: soft lockup, mrc_build_pkt() under
 # mrc_conn_local_drops() under mrc_xmit_queue()), the transfer never done.
 # Evidence: the transfer completes (300 s bound) with digests equal both
-# ways, hA's TxLocalDrops shows that every plane's queue refused (each
-# plane's qdisc dropped packets, hA counted at least as many), and the
-# guest log has no soft lockup (the VM runner fails on any BUG:). Each
-# plane's refusals are timing (check_timed): a slower guest fills no queue.
+# ways, hA counted every refusal (TxLocalDrops at least its planes' qdisc
+# drops: mrc_xmit_queue() counts each NET_XMIT_DROP, data or control, and
+# each packet of a refusing plane it does not try; tbf counts a flowcell
+# it refuses once, as hA does), and the guest log has no soft lockup (the
+# VM runner fails on any BUG:). How many packets each plane's queue
+# refused is logged, measured, not judged: nothing in the code makes a
+# queue overflow. The window (512 KiB) is below the four queues' room
+# (about 190 KB each: 20 ms at 50 Mbit/s and the 64 KB bucket), so a
+# queue refuses only while the guest hands out packets faster than its
+# plane drains and more flowcells land on it than on the others; a slower
+# guest fills no queue (the debug kernel's, 22 Mbit/s in all, refused one
+# packet). Until issue 52 each plane's refusals were judged at least 5
+# (check_timed), a bound taken from CI runs.
 #
 # Round "limited" (32 KiB, mrc_tsq.c): a connection stops asking its engine
 # for packets while its bytes in the host's queues reach the limit, and a
 # freed packet wakes it. Evidence: the transfer completes with equal
-# digests, hA counted throttled passes (TxQueueThrottled), and the qdiscs
-# refused at most a tenth of what they refused in the unlimited round
-# (timing: the unlimited round's refusals are). Seen to fail with the
-# limit's room closure taken out of mrc_tsq_check().
+# digests, hA counted throttled passes (TxQueueThrottled) and every
+# refusal. A throttled pass is certain, whatever the timing:
+# mrc_conn_drain_tx() calls mrc_tsq_check() after each flowcell it
+# builds, with the bytes (truesize) the pass built, and one flowcell of
+# the default burst (32 packets of about 1.4 KB) is above 32 KiB by
+# itself; the window is fixed and the messages reach 4 MiB, so full
+# flowcells go. Without a limit mrc_tsq_check() returns before counting:
+# no throttled pass. What the queues refused is logged next to the
+# unlimited round's, measured, not judged. The limit holds one transmit
+# pass to 32 KiB and a flowcell, not the connection: sk_wmem_alloc counts
+# a packet once it is handed to the stack (skb_set_owner_w() in
+# mrc_xmit_outer()), so the passes of other contexts (each CPU's
+# softirqs, the sending task) each build as much before the others'
+# batches go, and control packets still go; three such batches on one
+# plane exceed its queue. And the unlimited round's refusals, against
+# which they were judged until issue 52 (at most a tenth, check_timed),
+# are the guest's speed. So the room closure's effect is measured here,
+# not judged: taking it out of mrc_tsq_check() (the count kept) made the
+# queues refuse 289 packets where they refused none, in one boot
+# (mrc-datapath.rst, "Small queues").
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 . ./mrc_fabric_lib.sh
@@ -122,13 +147,12 @@ check "TxQueueThrottled is a counter ($(proc_counter TxQueueThrottled "$nsA"))" 
 round unlimited 0
 total=0
 for p in 0 1 2 3; do
-	q=${ROUND_DROPS[p]}
-	# Filling a 50 Mbit/s queue takes a guest that sends faster than
-	# that: Debian's kernels do, the debug kernel's (22 Mbit/s in all)
-	# hardly refused a packet.
-	check_timed "unlimited: plane $p: its queue refused packets ($q >= 5)" [ "$q" -ge 5 ]
-	total=$((total + q))
+	total=$((total + ROUND_DROPS[p]))
 done
+# Filling a 50 Mbit/s queue takes a guest that sends faster than that:
+# measured, not judged (see the top).
+log "unlimited: the queues refused ${ROUND_DROPS[*]} packets per plane," \
+	"$total in all (measured, not judged)"
 check "unlimited: every refusal reported ($ROUND_REPORTED >= $total)" \
 	[ "$ROUND_REPORTED" -ge "$total" ]
 check "unlimited: no throttled pass without a limit ($ROUND_THROTTLED)" \
@@ -143,7 +167,7 @@ check "limited: transmit passes throttled ($ROUND_THROTTLED > 0)" \
 	[ "$ROUND_THROTTLED" -gt 0 ]
 check "limited: every refusal reported ($ROUND_REPORTED >= $limited)" \
 	[ "$ROUND_REPORTED" -ge "$limited" ]
-check_timed "limited: the queues refused at most a tenth ($limited <= $total / 10)" \
-	[ $((limited * 10)) -le "$total" ]
+log "limited: the queues refused $limited packets, $total without the limit" \
+	"(measured, not judged: see the top)"
 
 finish

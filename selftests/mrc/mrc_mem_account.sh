@@ -6,14 +6,14 @@
 #  - Three unprivileged connection pairs in a memory cgroup whose servers
 #    stop reading for 6 s pin their buffers; the cgroup's "sock" memory
 #    (memory.stat) and the protocol's page count (MemPages in
-#    /proc/net/mrc) show it, the one within 10 % of the other, and where
-#    the guest is fast enough to fill the buffers in 3.5 s, at least 18 MiB
-#    together (each server holds up to SO_RCVBUF, each client up to
-#    SO_SNDBUF; net.mrc.rmem and wmem set so that new sockets start at 8
-#    and 4 MiB: a reader that never reads would not let its buffer grow
-#    from the 128 KiB default). Once the readers resume, every transfer
-#    completes intact, and after close both return to zero (no charge
-#    leaks).
+#    /proc/net/mrc) show it, the one within 10 % of the other; how much
+#    they pin after 3.5 s is logged against what the buffers hold once
+#    full, about 36 MiB together (each server holds up to SO_RCVBUF, each
+#    client up to SO_SNDBUF; net.mrc.rmem and wmem set so that new sockets
+#    start at 8 and 4 MiB: a reader that never reads would not let its
+#    buffer grow from the 128 KiB default). Once the readers resume,
+#    every transfer completes intact, and after close both return to zero
+#    (no charge leaks).
 #  - With a global limit of 8 MiB (net.mrc.mem), a stalled pair stays
 #    within it (plus the per-CPU reserves of the core's accounting),
 #    refusals are counted, and the transfer completes intact when the
@@ -124,15 +124,26 @@ for i in $(seq 10); do
 done
 log "during the stall: cgroup sock $((s / 1048576)) MiB (before: $s0 B)," \
 	"MemPages $p ($((p * 4096 / 1048576)) MiB), reading $i"
-# How far the buffers fill in 3.5 s is the guest's speed (Debian's
-# kernels: 36-37 MiB; the debug kernel's guest: 13 MiB); that the cgroup
-# is charged what the protocol counts is judged on every kernel.
+# How far the buffers fill in 3.5 s is the guest's speed, and nothing in
+# the code bounds it from below: the clients' sendmsg() copies and the
+# guest's transmit path fill them, at whatever rate it runs (Debian's
+# kernels: 36-37 MiB; the debug kernel's guest: 13 MiB; a slow guest
+# still filling, refused packets not yet freed: 44-46 MiB). It is logged
+# against the 3 x (8 + 4) MiB the buffers hold once full, measured, not
+# judged; until issue 52 it was judged, at least 18 MiB (check_timed),
+# half of a Debian run. That the cgroup is charged what the protocol
+# counts is judged on every kernel: one call charges both the same pages
+# (__sk_mem_raise_allocated(): sk_memory_allocated_add() and
+# mem_cgroup_charge_skmem()), one gives them back
+# (__sk_mem_reduce_allocated()), and only the cgroup's lazily flushed
+# statistics and the time between two readings, which the loop above
+# waits out, set them apart. The 1 MiB floor only makes that comparison
+# weigh something: with nothing pinned an uncharged cgroup agrees too.
+log "the buffers pin $((p * 4096 / 1048576)) MiB (MemPages), the cgroup's sock" \
+	"$((s / 1048576)) MiB, of the 36 MiB they hold full (measured, not judged)"
 check "the buffers pin memory ($((p * 4096)) B >= 1 MiB)" [ "$((p * 4096))" -ge $((1 << 20)) ]
 check "the cgroup is charged what MemPages counts (sock $s B, MemPages $((p * 4096)) B, within 10 %)" \
 	charged_as_counted
-check_timed "the cgroup is charged the pinned buffers (sock $s >= 18 MiB)" \
-	[ "$s" -ge $((18 << 20)) ]
-check_timed "MemPages counts them (${p} pages >= 18 MiB)" [ "$((p * 4096))" -ge $((18 << 20)) ]
 for i in 1 2 3; do
 	finish_pair cg$i
 done
