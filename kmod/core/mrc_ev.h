@@ -60,6 +60,8 @@ struct mrc_ev_entry {
  *	current window (0: none)
  * @first_lost_tx_ns: earliest send time of the packets whose silence
  *	condemned them in that window
+ * @silent_pass_ns: time of the event (timer pass, SACK) that last counted
+ *	in @silent: the EVs one event condemns count once
  * @delivered_tx_ns: newest send time of a packet delivered on the path
  * @gray_until_ns: gray: its EVs are not revived before this time
  * @gray_hold_ns: the next gray hold (doubles while the path stays gray)
@@ -73,12 +75,14 @@ struct mrc_ev_entry {
  *	is retired
  * @loss_fp: loss-rate estimate, 1/65536 units (EWMA over its packets)
  * @samples: estimator samples since the path was last judged, saturating
- * @silent: EVs of the path condemned by silence in the current window
+ * @silent: events that condemned EVs of the path by silence in the
+ *	current window
  * @retired: 0 live, MRC_EVC_PATH (dead) or MRC_EVC_GRAY (lossy)
  */
 struct mrc_ev_path {
 	u64 silent_since_ns;
 	u64 first_lost_tx_ns;
+	u64 silent_pass_ns;
 	u64 delivered_tx_ns;
 	u64 gray_until_ns;
 	u64 gray_hold_ns;

@@ -12,7 +12,8 @@
  * EVs of a path are judged together (cfg.failover, enum mrc_failover):
  *
  * Dead path (MRC_FO_PATH_RETIRE). When MRC_PATH_DEAD_EVS EVs of one path
- * fell silent (timeout, or a repeated inferred loss) within a window, no
+ * fell silent (timeout, or a repeated inferred loss) in as many separate
+ * events (timer passes, SACKs) within a window, no
  * packet sent on the path since the first of those losses was delivered,
  * and the connection delivered packets sent later on other paths (the
  * network works, this path does not: not a stalled host), every EV of the
@@ -20,7 +21,17 @@
  * keep their own probes, backing off as before; the others are quiet
  * (@by_path), so a dead spine costs the probes of two EVs, not of sixteen.
  * The first answer (or late acknowledgment) of any EV of the path revives
- * the quiet ones with it.
+ * the quiet ones with it. The EVs one timer pass condemns count as one: a
+ * pass that runs late (the guest did not run; mrc_timer_stalled() gives
+ * the receive path only one grace period) times out the flowcells in
+ * flight on every path at once, two EVs of a live path among them, while
+ * their acknowledgments wait in a queue. A dead path condemns its EVs one
+ * flowcell rotation apart, each in a pass of its own, so the rule costs a
+ * real failure at most one more rotation. Live paths are still retired
+ * when their queue outlasts the RTO and two EVs time out in separate
+ * passes; a late acknowledgment revives them within the millisecond (7
+ * times in one silent cut of the bench). Waiting for a window of silence
+ * before that verdict was tried and not shown to pay (mrc-bench.rst).
  *
  * Gray path (MRC_FO_GRAY). Each path keeps a loss-rate estimate, an EWMA
  * over its packets (1/256 each: delivered 0, lost 1), and the connection
@@ -360,8 +371,10 @@ void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx)
  * @window_ns: silences further apart start a new count
  *
  * Retires the path when MRC_PATH_DEAD_EVS of its EVs fell silent within
- * @window_ns, nothing sent on it since the first of those packets was
- * delivered, and something sent later on another path was.
+ * @window_ns, at as many distinct times @now (the EVs one timer pass or
+ * one SACK condemns count once), nothing sent on it since the first of
+ * those packets was delivered, and something sent later on another path
+ * was.
  */
 void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 			u64 window_ns)
@@ -377,6 +390,9 @@ void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 	}
 	if (tx_ns < p->first_lost_tx_ns)
 		p->first_lost_tx_ns = tx_ns;
+	if (p->silent && p->silent_pass_ns == now)
+		return;
+	p->silent_pass_ns = now;
 	if (p->silent < 0xffff)
 		p->silent++;
 	if (p->silent < MRC_PATH_DEAD_EVS ||

@@ -1142,9 +1142,10 @@ static bool req_timeout_explained(const struct mrc_conn *c, u16 ev_idx,
 }
 
 /*
- * Timeouts of one timer pass, judged at its end: the pass's second silent
- * EV of a path retires the path, and that explains the first one's
- * timeout too. More than fit here is no single path's failure.
+ * Timeouts of one timer pass, judged at its end: a silent EV that retires
+ * its path (the second of the path, in a pass of its own:
+ * mrc_ev_path_silent()) explains the pass's other timeouts on the path
+ * too. More than fit here is no single path's failure.
  */
 #define MRC_TO_PASS_MAX	16
 struct req_to_pass {

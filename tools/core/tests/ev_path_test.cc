@@ -143,6 +143,27 @@ TEST_F(EvPathTest, NoRetirementWithoutProof) {
     EXPECT_EQ(m_.paths_retired, 0u);
 }
 
+// A timer pass that runs late (a stalled guest) times out the flowcells in
+// flight on every path at once, two EVs of a live path among them, while
+// the acknowledgments that would have saved them wait in a queue: those
+// silences are one event, not two EVs' proof. Each EV still answers for
+// itself (ASSUMED_BAD); the path is retired only by a silence of another
+// pass, as a dead path gives it one flowcell rotation later.
+TEST_F(EvPathTest, SilencesOfOneTimerPassAreOneEvidence) {
+    make();
+    deliver_all(5 * kMs);
+    auto path = on_path(0, 0);
+    ASSERT_GE(path.size(), 3u);
+    deliver_path(0, 1, 12 * kMs);
+    mrc_ev_on_timeout(&m_, 20 * kMs, path[0], 11 * kMs, 4 * kMs);
+    mrc_ev_on_timeout(&m_, 20 * kMs, path[1], 11 * kMs, 4 * kMs);
+    EXPECT_EQ(count(path, MRC_EV_ASSUMED_BAD), 2) << "each silent EV is judged";
+    EXPECT_EQ(m_.paths_retired, 0u) << "one pass condemned both: one event";
+    mrc_ev_on_timeout(&m_, 21 * kMs, path[2], 11 * kMs, 4 * kMs);
+    EXPECT_EQ(count(path, MRC_EV_ASSUMED_BAD), static_cast<int>(path.size()));
+    EXPECT_EQ(m_.paths_retired, 1u) << "a silence of a second pass retires the path";
+}
+
 // A late acknowledgment of a packet sent before the losses that retired
 // the path says nothing of the path now (its ack died on the way back);
 // one of a packet sent after them proves the path alive: everything
