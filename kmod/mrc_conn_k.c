@@ -104,16 +104,6 @@ static void mrc_conn_ev_change(const struct mrc_event *ev,
 }
 
 /**
- * mrc_now() - the engine's clock
- *
- * Return: CLOCK_MONOTONIC in ns (the clock of the connection hrtimers).
- */
-u64 mrc_now(void)
-{
-	return ktime_get_ns();
-}
-
-/**
  * mrc_conn_wake() - the socket's state changed: wake every waiter and poller
  * @sk: the socket (may have no struct socket: a child not yet accepted)
  * @band: POLL_IN, POLL_OUT... for an O_ASYNC owner's SIGIO, or 0 for none

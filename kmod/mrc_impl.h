@@ -170,12 +170,10 @@
 
 #include <linux/types.h>
 
+#include "mrc_clock.h"
 #include "mrc_compat.h"
 
 #undef pr_fmt
 #define pr_fmt(fmt) "mrc: " fmt
-
-/* The clock of every engine call: CLOCK_MONOTONIC in ns (mrc_conn_k.c). */
-u64 mrc_now(void);
 
 #endif /* MRC_IMPL_H */
