@@ -706,12 +706,3 @@ void mrc_udp_net_exit(struct mrc_net *mn)
 	kernel_sock_shutdown(sock, SHUT_RDWR);
 	sock_release(sock);
 }
-
-/*
- * The UDP port packets are sent to: the one this namespace's socket is
- * bound to (net.mrc.udp_port when it was created); peers agree on it.
- */
-__be16 mrc_udp_dport(const struct net *net)
-{
-	return READ_ONCE(mrc_net(net)->udp_dport);
-}

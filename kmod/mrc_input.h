@@ -22,7 +22,6 @@ struct sock;
 
 int mrc_udp_get(struct net *net);
 void mrc_udp_net_exit(struct mrc_net *mn);
-__be16 mrc_udp_dport(const struct net *net);
 int mrc_rx_deferred(struct sock *sk, struct sk_buff *skb);
 
 #endif /* MRC_INPUT_H */

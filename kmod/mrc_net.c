@@ -110,6 +110,20 @@ struct mrc_net *mrc_net(const struct net *net)
 }
 
 /**
+ * mrc_udp_dport() - the UDP port MRC packets are sent to
+ * @net: namespace
+ *
+ * The one this namespace's socket is bound to (net.mrc.udp_port when it
+ * was created, mrc_input.c); peers agree on it.
+ *
+ * Return: the port, network order.
+ */
+__be16 mrc_udp_dport(const struct net *net)
+{
+	return READ_ONCE(mrc_net(net)->udp_dport);
+}
+
+/**
  * mrc_net_count() - bump one per-namespace counter
  * @mn: the namespace state
  * @c:  which counter

@@ -401,6 +401,7 @@ struct mrc_net {
 #define MRC_PROGRESS_TIMEOUT_MS_MAX	3600000
 
 struct mrc_net *mrc_net(const struct net *net);
+__be16 mrc_udp_dport(const struct net *net);
 void mrc_net_count(struct mrc_net *mn, enum mrc_net_counter c);
 void mrc_net_add(struct mrc_net *mn, enum mrc_net_counter c, u32 n);
 void mrc_net_fold(const struct mrc_net *mn, u64 *sum);

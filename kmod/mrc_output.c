@@ -41,7 +41,6 @@
 #include "mrc_cfg.h"
 #include "mrc_conn_k.h"
 #include "mrc_icrc.h"
-#include "mrc_input.h"
 #include "mrc_mem.h"
 #include "mrc_msg.h"
 #include "mrc_net.h"

@@ -42,7 +42,6 @@
 
 #include "mrc_impl.h"
 #include "mrc_conn_k.h"
-#include "mrc_input.h"
 #include "mrc_net.h"
 #include "mrc_pmtu.h"
 #include "mrc_sock.h"
