@@ -107,12 +107,15 @@ silent_drops() {
 
 run() {
 	local e=$1 port=$2 spid cpid crc src m0a m0b ma mb h p r a b t s bad enc rtx
-	local ptb0 ptb1 ptb2 sd0 sd1 sd2 i st to0_hA to0_hB to
+	local ptb0 ptb1 ptb2 sd0 sd1 sd2 i st to
+	local -A to0 sent
 	rm -f "$out/go"
 	mrc_fabric_routes "$e" || { check "$e: routes" false; return; }
 	link_mtu 1500
 	ptb0=$(($(ptb_sent "sp-p0-s0") + $(ptb_sent t0b-p0)))
-	to0_hA=$(ptb_sent "$(ptb_router hA)") to0_hB=$(ptb_sent "$(ptb_router hB)")
+	for h in hA hB; do
+		to0[$h]=$(ptb_sent "$(ptb_router $h)")
+	done
 	for h in hA hB; do
 		eval "p0_$h=\$(counter $h PktTooBig) r0_$h=\$(counter $h PmtuRetransmits)"
 		eval "i0_$h=\$(counter $h PktTooBigIgnored) st0_$h=\$(counter $h TimerStalls)"
@@ -172,10 +175,10 @@ run() {
 	for h in hA hB; do
 		eval "p=\$((\$(counter $h PktTooBig) - p0_$h)) r=\$((\$(counter $h PmtuRetransmits) - r0_$h))"
 		eval "i=\$((\$(counter $h PktTooBigIgnored) - i0_$h)) st=\$((\$(counter $h TimerStalls) - st0_$h))"
-		eval "to=\$((\$(ptb_sent \"\$(ptb_router $h)\") - to0_$h))"
+		to=$(($(ptb_sent "$(ptb_router $h)") - ${to0[$h]}))
 		log "$e: $h PktTooBig +$p, PmtuRetransmits +$r, PktTooBigIgnored +$i, TimerStalls +$st;" \
 			"Packet Too Big sent to it: $to"
-		eval "sent_$h=$to"
+		sent[$h]=$to
 		if [ "$to" -ge 1 ]; then
 			check "$e: $h applied a Packet Too Big" [ "$p" -ge 1 ]
 		else
@@ -197,8 +200,8 @@ run() {
 		bad=$(jinfo $s '[.planes[].bad] | add')
 		[ $s = cli ] && b=$m0a || b=$m0b
 		log "$e: $s timeouts $t genuine, lost inferred $(jinfo $s .lost_inferred), EVs bad $bad"
-		[ $s = cli ] && to=$sent_hA || to=$sent_hB
-		if [ "$to" -ge 1 ]; then
+		[ $s = cli ] && h=hA || h=hB
+		if [ "${sent[$h]}" -ge 1 ]; then
 			check "$e: $s MTU lowered ($b -> $a)" [ "$a" -lt "$b" ]
 			check "$e: $s packets fit $NARROW bytes ($a + 95 + $enc)" \
 				[ "$((a + 95 + enc))" -le "$NARROW" ]

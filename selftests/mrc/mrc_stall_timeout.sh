@@ -84,12 +84,13 @@ sdelta() {
 }
 # smtime NAME: when snapshot NAME was written, ms
 smtime() { date -r "$out/$1" +%s%3N 2>/dev/null; }
+# The base RTO, ms: 1.024 us << MRC_K_RTO_EXP (14).
+RTO_BASE_MS=16.777216
 # rnr_probes_max MS: the most probes MS ms hold, the delays from the
 # shortest on: the base RTO (1.024 us << MRC_K_RTO_EXP 14), doubling up
 # to << rto_max_backoff (6)
 rnr_probes_max() {
-	awk -v w="$1" 'BEGIN {
-		b = 1024 * 2 ^ 14 / 1e6
+	awk -v w="$1" -v b="$RTO_BASE_MS" 'BEGIN {
 		for (n = 1; (t += b * 2 ^ (n - 1 < 6 ? n - 1 : 6)) <= w; n++)
 			;
 		print n
@@ -97,7 +98,7 @@ rnr_probes_max() {
 }
 # rto_base_max MS: the most timeouts of one copy out in MS ms (each waits
 # at least the base RTO after the copy before it)
-rto_base_max() { awk -v w="$1" 'BEGIN { print int(w / (1024 * 2 ^ 14 / 1e6)) + 1 }'; }
+rto_base_max() { awk -v w="$1" -v b="$RTO_BASE_MS" 'BEGIN { print int(w / b) + 1 }'; }
 
 # ---- 1. a reader that sleeps 12 s
 ip netns exec mrcs-b ./mrc_xfer -l -p 7200 -n 300 -M 1048576 -s 5 --stall "20:$STALL_MS" \
