@@ -402,6 +402,27 @@ void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 	path_retire(m, now, p, m->ev[idx].plane, MRC_EVC_PATH);
 }
 
+/*
+ * An EV of a held gray path was heard from before the hold ends. An EV
+ * that probes on its own account (the sentinel path_retire() chose, or one
+ * condemned again since) probes next at the end of the hold: the answer
+ * may be to what it sent before the verdict, and a sentinel made quiet
+ * would leave the path without a probe, retired for good. The others stay
+ * quiet.
+ */
+static void path_hold_answered(struct mrc_ev_mgr *m,
+			       const struct mrc_ev_path *p, int idx)
+{
+	struct mrc_ev_entry *e = &m->ev[idx];
+
+	if (e->by_path)
+		return;
+	e->probe_backoff = 0;
+	e->probe_sent_ns = 0;
+	e->next_probe_ns = p->gray_until_ns;
+	mrc_ev_probe_recompute(m);
+}
+
 /**
  * mrc_ev_path_answered() - an ASSUMED_BAD EV was heard from (its probe
  * answered, or its lost packet acknowledged late).
@@ -415,8 +436,9 @@ void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
  * Not for a packet sent before the losses that retired a dead path: it
  * crossed the path before it failed (its acknowledgment was what got
  * lost, on the way back), which says nothing of the path now. A gray path
- * does not come back before its hold ends: the EV stays ASSUMED_BAD,
- * quiet. In both cases the caller must leave the EV as it is.
+ * does not come back before its hold ends: the EV stays ASSUMED_BAD (the
+ * sentinel probes at the end of the hold, path_hold_answered()). In both
+ * cases the caller must leave the EV as it is.
  *
  * Return: true if the caller may make @idx GOOD.
  */
@@ -435,9 +457,7 @@ bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
 	if (cause == MRC_EVC_PATH && tx_ns <= p->first_lost_tx_ns)
 		return false;
 	if (cause == MRC_EVC_GRAY && now < p->gray_until_ns) {
-		m->ev[idx].by_path = 1;
-		m->ev[idx].next_probe_ns = MRC_NO_DEADLINE;
-		mrc_ev_probe_recompute(m);
+		path_hold_answered(m, p, idx);
 		return false;
 	}
 	p->retired = 0;

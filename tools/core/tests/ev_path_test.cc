@@ -239,6 +239,38 @@ TEST_F(EvGrayTest, LossyPathIsDemotedAndHeld) {
     EXPECT_EQ(m_.path[m_.plane[0].path_first].gray_hold_ns, 2 * cfg_.probe_max_interval_ns);
 }
 
+// The one EV that probes for a held path (the sentinel) may hear an answer
+// within the hold: to a probe or a packet it sent before the verdict. It
+// stays the sentinel and probes when the hold ends; were it made quiet
+// like the others, no EV of the path would ever probe again and the path
+// would stay retired for good (seen in mrc_fabric_xfer.sh: the 16 EVs of
+// a restored spine still ASSUMED_BAD 10 s after link up).
+TEST_F(EvGrayTest, SentinelAnsweredWithinTheHoldStillProbes) {
+    make();
+    traffic(0, 400, 7, 0);
+    auto gray = on_path(0, 0);
+    ASSERT_EQ(m_.paths_gray, 1u);
+    int sentinel = -1;
+    for (int i : gray)
+        if (!m_.ev[i].by_path) sentinel = i;
+    ASSERT_GE(sentinel, 0) << "one EV of the held path probes";
+    const u64 t = 5 * kMs;
+    mrc_ev_on_late_ack(&m_, t, sentinel, 3 * kMs);
+    mrc_ev_probe_answered(&m_, t + kMs, sentinel);
+    EXPECT_EQ(count(gray, MRC_EV_ASSUMED_BAD), static_cast<int>(gray.size()));
+    int due = -1;
+    u64 at = 0;
+    for (u64 s = t; s < t + 300 * kMs && due < 0; s += kMs) {
+        due = mrc_ev_probe_due(&m_, s);
+        at = s;
+    }
+    ASSERT_EQ(due, sentinel) << "the held path still has its sentinel";
+    EXPECT_GE(at, cfg_.probe_max_interval_ns);
+    mrc_ev_probe_sent(&m_, at, due);
+    mrc_ev_probe_answered(&m_, at + kMs, due);
+    EXPECT_EQ(count(gray, MRC_EV_GOOD), static_cast<int>(gray.size()));
+}
+
 TEST_F(EvGrayTest, GrayOffKeepsTheLossyPath) {
     make(MRC_FO_ALL & ~MRC_FO_GRAY);
     traffic(0, 400, 7, 0);
