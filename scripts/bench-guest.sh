@@ -277,7 +277,7 @@ usid_scenarios=" unshaped shaped gray silent planedown "
 fo0_scenarios=" shaped loss0.1 loss1 gray silent planedown "
 # BENCH_FO0=N runs that column with net.mrc.failover=N instead (one rule
 # off against all of them, in one boot).
-failover_was=$(cat /proc/sys/net/mrc/failover 2>/dev/null || echo 15)
+failover_was=$(cat /proc/sys/net/mrc/failover 2>/dev/null || echo 31)
 mrc_failover() { # mrc_failover N: net.mrc.failover of both hosts
 	inA sysctl -qw net.mrc.failover="$1" && inB sysctl -qw net.mrc.failover="$1" ||
 		log "net.mrc.failover=$1 failed"

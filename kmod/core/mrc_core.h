@@ -414,7 +414,7 @@ u32 mrc_req_poll_burst(struct mrc_conn *c, u64 now, struct mrc_tx_desc *d,
 int mrc_req_on_sack(struct mrc_conn *c, u64 now, const struct mrc_sack *s);
 int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n);
 void mrc_req_on_timer(struct mrc_conn *c, u64 now);
-void mrc_req_mark_lost(struct mrc_req *r, u32 psn, u8 cause);
+void mrc_req_mark_lost(struct mrc_conn *c, u32 psn, u8 cause);
 void mrc_req_note_lost_tx(struct mrc_tx_pkt *p, u64 waited_ns, u8 cause);
 void mrc_loss_note_delivered(struct mrc_conn *c, u64 now,
 			     const struct mrc_tx_pkt *p);

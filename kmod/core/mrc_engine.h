@@ -224,6 +224,9 @@ struct mrc_iw_share {
  * @MRC_FO_GRAY: a path whose loss rate (per-path estimate) exceeds
  *	MRC_GRAY_HI_PM per mille and MRC_GRAY_RATIO times the connection's is
  *	demoted as a whole for a hold time that doubles while it stays gray
+ * @MRC_FO_BALANCE: planes share the window by what they carry, not by how
+ *	many EVs each has left: a plane whose bytes in flight run ahead of
+ *	the least loaded usable plane's is passed over (mrc_ev_pick())
  * @MRC_FO_ALL: every rule (the default)
  */
 enum mrc_failover {
@@ -231,7 +234,8 @@ enum mrc_failover {
 	MRC_FO_PATH_RETIRE = 1u << 1,
 	MRC_FO_RESEND = 1u << 2,
 	MRC_FO_GRAY = 1u << 3,
-	MRC_FO_ALL = 0xf,
+	MRC_FO_BALANCE = 1u << 4,
+	MRC_FO_ALL = 0x1f,
 };
 
 /**

@@ -550,6 +550,7 @@ int mrc_ev_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
 	m->quiet_probes = 0;
 	m->paths_per_plane = cfg->paths_per_plane;
 	m->failover = cfg->failover;
+	m->balance_slack = 2 * cfg->mtu;
 	m->last_pick = -1;
 	m->hash_mask = hsize - 1;
 	m->ev = mrc_plat_zalloc(sizeof(*m->ev) * n, cfg->alloc_may_sleep);
@@ -589,6 +590,46 @@ void mrc_ev_destroy(struct mrc_ev_mgr *m)
 	m->hash = NULL;
 }
 
+/*
+ * Bytes in flight above which a plane is passed over (MRC_FO_BALANCE):
+ * the least loaded usable plane's, plus balance_slack, plus an eighth of
+ * the mean. ~0 (no limit) with the rule off or fewer than two usable
+ * planes to balance.
+ *
+ * Why: the rotation gives each plane a share in proportion to its active
+ * EVs. A plane that lost a path (16 of 32 EVs retired) keeps only the
+ * other path's EVs and gets 16 turns where the others get 24, though its
+ * port and its surviving spine can carry as much as theirs: the others'
+ * queues then hold the connection to 88/96 of its rate for as long as
+ * the path stays dead (the silent cut of make bench, 0.89-0.94). Bytes in
+ * flight measure what a plane holds, not what it was given: a plane that
+ * drains faster (shorter queue) runs lower and takes the turns the others
+ * are denied, until the queues are even. With every plane alike the
+ * limit sits above the spread a flowcell's grain makes, and nothing is
+ * passed over.
+ */
+static u32 ev_balance_limit(const struct mrc_ev_mgr *m)
+{
+	u32 lo = ~0u, n = 0, b;
+	u64 sum = 0;
+	u8 pl;
+
+	if (!(m->failover & MRC_FO_BALANCE))
+		return ~0u;
+	for (pl = 0; pl < m->n_planes; pl++) {
+		if (!mrc_ev_plane_usable(m, pl) || !m->plane[pl].n_active)
+			continue;
+		b = m->plane[pl].inflight_bytes;
+		if (b < lo)
+			lo = b;
+		sum += b;
+		n++;
+	}
+	if (n < 2)
+		return ~0u;
+	return lo + m->balance_slack + (u32)(sum / (8 * n));
+}
+
 /**
  * mrc_ev_pick() - choose the EV for the next packet.
  * @m: manager
@@ -604,6 +645,8 @@ void mrc_ev_destroy(struct mrc_ev_mgr *m)
  * longer take their turns evenly. A SKIP EV
  * is passed over and its skip count consumed (GOOD again at zero). The
  * rotation is reshuffled at every wrap and after reshuffle_pkts picks.
+ * An EV of a plane that runs ahead of the others in bytes in flight
+ * (ev_balance_limit()) is passed over unless nothing else can go.
  * @avoid is only returned when it is the single usable EV.
  *
  * Return: EV index, or -1 if no EV can be used now.
@@ -611,12 +654,13 @@ void mrc_ev_destroy(struct mrc_ev_mgr *m)
 int mrc_ev_pick(struct mrc_ev_mgr *m, u64 now, int avoid)
 {
 	struct mrc_ev_entry *e;
-	int fallback = -1;
-	u32 i, limit;
+	int fallback = -1, ahead = -1;
+	u32 i, limit, cap;
 	u16 idx;
 
 	if (!m->n_rot || !(m->plane_up & m->room))
 		return -1;
+	cap = ev_balance_limit(m);
 	if (m->reshuffle_pkts && m->picks >= m->reshuffle_pkts)
 		rot_shuffle(m);
 	limit = 2u * m->n_rot + 1;
@@ -641,10 +685,17 @@ int mrc_ev_pick(struct mrc_ev_mgr *m, u64 now, int avoid)
 			fallback = idx;
 			continue;
 		}
+		if (m->plane[e->plane].inflight_bytes > cap) {
+			if (ahead < 0)
+				ahead = idx;
+			continue;
+		}
 		m->picks++;
 		m->last_pick = idx;
 		return idx;
 	}
+	if (ahead >= 0)
+		fallback = ahead;
 	if (fallback >= 0) {
 		m->picks++;
 		m->last_pick = fallback;

@@ -104,6 +104,8 @@ struct mrc_ev_path {
  * @n_active: EVs of the plane currently in the rotation
  * @path_first: index of the plane's first path in mrc_ev_mgr.path
  * @n_paths: paths of the plane tracked (0: unknown, no path verdicts)
+ * @inflight_bytes: payload bytes the requester has in flight on the
+ *	plane's EVs (sent, neither acknowledged nor declared lost)
  */
 struct mrc_ev_plane {
 	u16 first;
@@ -112,6 +114,7 @@ struct mrc_ev_plane {
 	u16 n_active;
 	u16 path_first;
 	u16 n_paths;
+	u32 inflight_bytes;
 };
 
 /**
@@ -131,6 +134,8 @@ struct mrc_ev_plane {
  * @paths_per_plane: cfg.paths_per_plane (0: unknown)
  * @picks: picks since the last reshuffle
  * @last_pick: index returned by the last pick (-1: none)
+ * @balance_slack: bytes in flight by which a plane may lead the least
+ *	loaded one before mrc_ev_pick() passes it over (MRC_FO_BALANCE)
  * @probe_interval_ns: first probe delay
  * @probe_max_ns: probe interval cap
  * @probe_deadline: min next_probe_ns over probe-able EVs, not before
@@ -169,6 +174,7 @@ struct mrc_ev_mgr {
 	u32 reshuffle_pkts;
 	u32 paths_per_plane;
 	u32 picks;
+	u32 balance_slack;
 	int last_pick;
 	u64 probe_interval_ns;
 	u64 probe_max_ns;
@@ -241,6 +247,20 @@ void mrc_ev_get_plane(const struct mrc_ev_mgr *m, u8 plane,
 static inline bool mrc_ev_plane_usable(const struct mrc_ev_mgr *m, u8 plane)
 {
 	return ((m->plane_up & m->room) >> plane) & 1u;
+}
+
+/* @len payload bytes went out on EV @idx (first transmission or resend). */
+static inline void mrc_ev_inflight_add(struct mrc_ev_mgr *m, int idx, u32 len)
+{
+	m->plane[m->ev[idx].plane].inflight_bytes += len;
+}
+
+/* @len payload bytes sent on EV @idx left the flight: acked or lost. */
+static inline void mrc_ev_inflight_sub(struct mrc_ev_mgr *m, int idx, u32 len)
+{
+	u32 *b = &m->plane[m->ev[idx].plane].inflight_bytes;
+
+	*b = *b > len ? *b - len : 0;
 }
 
 #endif /* MRC_EV_H */

@@ -173,12 +173,13 @@ static void req_clear_nack_wait(struct mrc_req *r, struct mrc_tx_pkt *p)
 
 /**
  * mrc_req_mark_lost() - @psn was SENT: it waits for a retransmission now.
- * @r: requester
+ * @c: connection
  * @psn: a SENT packet
  * @cause: enum mrc_rtx_cause
  */
-void mrc_req_mark_lost(struct mrc_req *r, u32 psn, u8 cause)
+void mrc_req_mark_lost(struct mrc_conn *c, u32 psn, u8 cause)
 {
+	struct mrc_req *r = &c->req;
 	struct mrc_tx_pkt *p = mrc_txp(r, psn);
 
 	p->state = MRC_TXP_LOST;
@@ -186,6 +187,7 @@ void mrc_req_mark_lost(struct mrc_req *r, u32 psn, u8 cause)
 	req_clear_nack_wait(r, p);
 	r->inflight_bytes -= p->len;
 	r->inflight_pkts--;
+	mrc_ev_inflight_sub(&c->evm, p->ev_idx, p->len);
 	if (r->rtxq_count > r->ring_mask) {
 		/* Only stale entries can fill it: rebuild from the ring. */
 		rtxq_rebuild(r);
@@ -267,6 +269,7 @@ static void req_emit(struct mrc_conn *c, u64 now, u32 psn, int ev_idx,
 		r->rto_deadline = dl;
 	r->inflight_bytes += p->len;
 	r->inflight_pkts++;
+	mrc_ev_inflight_add(&c->evm, ev_idx, p->len);
 	mrc_ev_on_sent(&c->evm, ev_idx);
 	c->st.tx_data_pkts++;
 	c->st.tx_data_bytes += p->len;
@@ -769,6 +772,7 @@ static u32 req_ack_one(struct mrc_conn *c, u64 now, u32 psn, bool cumulative,
 	if (p->state == MRC_TXP_SENT) {
 		r->inflight_bytes -= p->len;
 		r->inflight_pkts--;
+		mrc_ev_inflight_sub(&c->evm, p->ev_idx, p->len);
 		req_clear_nack_wait(r, p);
 		bytes = p->len ? p->len : 1;
 	} else if (p->state == MRC_TXP_LOST) {
@@ -813,7 +817,7 @@ static void req_rnr_next(struct mrc_conn *c)
 		if (p->state != MRC_TXP_SENT || !p->nack_wait)
 			continue;
 		if (p->msg_slot == slot) {
-			mrc_req_mark_lost(r, psn, MRC_RTX_NACK);
+			mrc_req_mark_lost(c, psn, MRC_RTX_NACK);
 		} else if (!found) {
 			found = true;
 			r->rnr_probe_psn = psn;
@@ -833,7 +837,7 @@ static void req_rnr_next(struct mrc_conn *c)
 		return;
 	}
 	c->st.rnr_probes++;
-	mrc_req_mark_lost(r, r->rnr_probe_psn, MRC_RTX_NACK);
+	mrc_req_mark_lost(c, r->rnr_probe_psn, MRC_RTX_NACK);
 }
 
 /* A refused packet that stops being the probe waits for req_rnr_next(). */
@@ -1041,7 +1045,7 @@ int mrc_req_on_nack(struct mrc_conn *c, u64 now, const struct mrc_nack *n)
 	case MRC_NACK_TRIMMED:
 	case MRC_NACK_TRIMMED_LASTHOP:
 		mrc_cc_on_nack(&c->cc, now, n->reason, p->len);
-		mrc_req_mark_lost(r, psn, MRC_RTX_NACK);
+		mrc_req_mark_lost(c, psn, MRC_RTX_NACK);
 		return MRC_OK;
 	case MRC_NACK_NO_BITMAP:
 	case MRC_NACK_NO_PKT_BUFFER:
@@ -1231,7 +1235,7 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 			/* Held packets never get here (no deadline). */
 			if (r->rnr && psn == r->rnr_probe_psn)
 				c->st.rnr_probes++;
-			mrc_req_mark_lost(r, psn, MRC_RTX_NACK);
+			mrc_req_mark_lost(c, psn, MRC_RTX_NACK);
 			continue;
 		}
 		c->st.timeouts++;
@@ -1251,7 +1255,7 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 			tp.tx_ns[tp.n] = p->tx_ns;
 		}
 		tp.n++;
-		mrc_req_mark_lost(r, psn, MRC_RTX_TIMEOUT);
+		mrc_req_mark_lost(c, psn, MRC_RTX_TIMEOUT);
 	}
 	r->rto_deadline = next;
 	if (!tp.n) {
@@ -1284,7 +1288,7 @@ void mrc_req_plane_down(struct mrc_conn *c, u8 plane)
 		p = mrc_txp(r, psn);
 		if (p->state == MRC_TXP_SENT &&
 		    c->evm.ev[p->ev_idx].plane == plane)
-			mrc_req_mark_lost(r, psn, MRC_RTX_PLANE_DOWN);
+			mrc_req_mark_lost(c, psn, MRC_RTX_PLANE_DOWN);
 	}
 }
 
@@ -1318,7 +1322,7 @@ int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev)
 		return MRC_E_STALE;
 	c->st.tx_local_drops++;
 	mrc_cc_on_nack(&c->cc, now, MRC_NACK_TRIMMED, p->len);
-	mrc_req_mark_lost(r, psn, MRC_RTX_LOCAL);
+	mrc_req_mark_lost(c, psn, MRC_RTX_LOCAL);
 	if (p->to_tx_ns) {
 		/*
 		 * The refused copy was the retransmission for a loss verdict
@@ -1407,7 +1411,7 @@ int mrc_req_set_mtu(struct mrc_conn *c, u32 mtu)
 			big_ev = p->ev_idx;
 			big_tx = p->tx_ns;
 		}
-		mrc_req_mark_lost(r, psn, MRC_RTX_PMTU);
+		mrc_req_mark_lost(c, psn, MRC_RTX_PMTU);
 		n++;
 	}
 	return n;

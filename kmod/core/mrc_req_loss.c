@@ -167,7 +167,7 @@ static void loss_infer(struct mrc_conn *c, u64 now, u32 psn,
 	mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_INFERRED);
 	mrc_ev_on_loss(&c->evm, now, p->ev_idx, p->tx_ns, window);
 	loss_blame(c, now, p, window);
-	mrc_req_mark_lost(r, psn, MRC_RTX_INFERRED);
+	mrc_req_mark_lost(c, psn, MRC_RTX_INFERRED);
 	if (r->reo_mult > 1 && !--r->reo_decay_left) {
 		r->reo_mult--;
 		r->reo_decay_left = MRC_REO_DECAY;
@@ -276,7 +276,7 @@ void mrc_loss_after_verdicts(struct mrc_conn *c, u64 now)
 		    mrc_ev_path_verdict(m, p->ev_idx) != MRC_EVC_PATH)
 			continue;
 		mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_PATH);
-		mrc_req_mark_lost(r, psn, MRC_RTX_PATH);
+		mrc_req_mark_lost(c, psn, MRC_RTX_PATH);
 	}
 }
 
@@ -343,7 +343,7 @@ void mrc_loss_tlp_fire(struct mrc_conn *c, u64 now)
 		psn = mrc_psn_add(psn, MRC_PSN_MASK);	/* psn - 1 */
 		p = mrc_txp(r, psn);
 		if (p->state == MRC_TXP_SENT && !p->nack_wait) {
-			mrc_req_mark_lost(r, psn, MRC_RTX_TLP);
+			mrc_req_mark_lost(c, psn, MRC_RTX_TLP);
 			return;
 		}
 	}

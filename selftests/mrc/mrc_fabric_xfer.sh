@@ -86,7 +86,7 @@ fail_count() {
 
 fabric_create || exit $ksft_fail
 timing "fabric up (set-up ${FAB_SETUP_MS} ms)"
-# MRC_FO=N: both hosts' net.mrc.failover (default: the module's, 15), to
+# MRC_FO=N: both hosts' net.mrc.failover (default: the module's, 31), to
 # see the failover checks fail with a rule off (MRC_FO=0 make vm-test ...).
 if [ -n "${MRC_FO:-}" ]; then
 	for h in hA hB; do fabric_exec $h sysctl -qw net.mrc.failover="$MRC_FO" || exit $ksft_fail; done
