@@ -409,6 +409,21 @@ def table(res):
             lambda c: "-" if ph(c, "during_fraction_of_capacity_left") in (None, "-")
             else "%.0f%% of %g" % (100 * ph(c, "during_fraction_of_capacity_left"),
                                     ph(c, "capacity_left_mbps")))
+        # Issue 48's measure: the rate during the outage against the same
+        # column's clean shaped rate (median) scaled to the capacity left,
+        # so that the header ceiling of each encapsulation cancels out.
+        r = ["  during, of clean shaped scaled"]
+        for col in BULK_COLS:
+            cell = tests.get(sc, {}).get(col)
+            clean = tests.get("shaped", {}).get(col)
+            cs = (clean or {}).get("summary", {}).get("goodput_mbps") or {}
+            d = ph(cell, "during_mbps") if cell and cell.get("ok") else None
+            left = ph(cell, "capacity_left_mbps") if cell and cell.get("ok") else None
+            if d in (None, "-") or left in (None, "-") or not cs.get("median"):
+                r.append("" if cell is None else "-")
+            else:
+                r.append("%.2f" % (d / (cs["median"] * left / agg)))
+        rows.append(r)
 
         def rec(c, k):
             v = ph(c, k)
