@@ -2,8 +2,8 @@
 /*
  * mrc_cfg.h - per network namespace configuration of mrc.ko: planes,
  * routes (destination prefix -> per-plane path templates) and EV/CC
- * profiles. Written by the generic netlink family (mrc_nl.c), read by the
- * datapath.
+ * profiles. Written by the generic netlink family (mrc_nl_cfg.c), read by
+ * the datapath.
  *
  * Rules for readers (the datapath)
  * ================================
@@ -210,7 +210,10 @@ const struct mrc_cfg_profile *mrc_cfg_profile_get(const struct net *net, u32 id)
 int mrc_cfg_profile_copy(const struct net *net, u32 id,
 			 struct mrc_cfg_profile *out);
 
-/* Control (process context) side, used by mrc_nl.c. */
+/*
+ * Control (process context) side, used by the netlink family: mrc_nl_cfg.c
+ * (objects), mrc_nl.c (rejections, events and counters).
+ */
 bool mrc_cfg_plane_oper_up(struct net *net, const struct mrc_cfg_plane *pl);
 int mrc_cfg_plane_add(struct net *net, const struct mrc_cfg_plane *tmpl,
 		      struct netlink_ext_ack *extack);

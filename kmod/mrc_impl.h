@@ -146,7 +146,7 @@
  *    it read the new pmtu), and its losses are retransmitted. Lock order:
  *    RCU -> mrc_sock.lock, as for port-status updates.
  *
- *  - Netlink connection dump (MRC_CMD_CONN_GET, mrc_nl.c), process
+ *  - Netlink connection dump (MRC_CMD_CONN_GET, mrc_nl_conn.c), process
  *    context: RCU walk of mrc_net.qpn_hash (no conn_lock, no socket
  *    reference), then mrc_sock.lock of one connection at a time
  *    (spin_lock_bh()) only to copy it (stats, planes, EVs); the message is

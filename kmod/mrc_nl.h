@@ -15,9 +15,11 @@
  *  1. append MRC_CMD_<OBJ>_<WHAT>_NTF to enum mrc_cmd in uapi/linux/mrc.h
  *     (never reuse or renumber) and the attributes it carries to enum
  *     mrc_attr (or a new nested enum);
- *  2. write a fill function "int fill(struct sk_buff *skb, const void *obj)"
- *     that puts those attributes, and a mrc_nl_notify_<obj>() wrapper that
- *     calls mrc_nl_notify() with it and a size estimate;
+ *  2. in the file of the object (mrc_nl_cfg.c for configuration,
+ *     mrc_nl_conn.c for connections), write a fill function (a
+ *     mrc_nl_fill_fn, mrc_nl_impl.h) that puts those attributes, and a
+ *     mrc_nl_notify_<obj>() wrapper that calls mrc_nl_notify() with it and
+ *     a size estimate;
  *  3. describe it in Documentation/netlink/specs/mrc.yaml (an operation
  *     with "notify:" or "event:" and "mcgrp: events") and in
  *     Documentation/networking/mrc-netlink.rst, and teach mrcctl monitor
