@@ -185,6 +185,20 @@ static int mrc_autobind(struct sock *sk)
 	return err;
 }
 
+/*
+ * What connect() and listen() need first: the namespace's UDP socket and a
+ * local address (mrc_autobind()); socket lock held.
+ */
+static int mrc_local_endpoint(struct sock *sk)
+{
+	int err;
+
+	err = mrc_udp_get(sock_net(sk));
+	if (err)
+		return err;
+	return mrc_autobind(sk);
+}
+
 static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 {
 	struct sock *sk = sock->sk;
@@ -393,10 +407,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 		err = -EINVAL;
 		goto out;
 	}
-	err = mrc_udp_get(sock_net(sk));
-	if (err)
-		goto out;
-	err = mrc_autobind(sk);
+	err = mrc_local_endpoint(sk);
 	if (err)
 		goto out;
 	ms->peer = sa;
@@ -448,10 +459,7 @@ static int mrc_listen(struct socket *sock, int backlog)
 		goto out;
 	if (ms->qpn_hashed)
 		goto out;
-	err = mrc_udp_get(sock_net(sk));
-	if (err)
-		goto out;
-	err = mrc_autobind(sk);
+	err = mrc_local_endpoint(sk);
 	if (err)
 		goto out;
 	mrc_conn_read_tclass(ms);
@@ -464,12 +472,30 @@ out:
 	return err;
 }
 
+/*
+ * The first child of a listener's accept queue, unlinked (the queue's
+ * reference passes to the caller), or NULL; connection lock held.
+ */
+static struct mrc_sock *mrc_acceptq_pop(struct mrc_sock *ms)
+{
+	struct mrc_sock *child;
+
+	child = list_first_entry_or_null(&ms->accept_q, struct mrc_sock,
+					 accept_node);
+	if (child) {
+		list_del_init(&child->accept_node);
+		child->parent = NULL;
+		sk_acceptq_removed(&ms->sk);
+	}
+	return child;
+}
+
 static int mrc_do_accept(struct socket *sock, struct socket *newsock, int flags,
 			 bool kern)
 {
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
-	struct mrc_sock *child = NULL;
+	struct mrc_sock *child;
 	long timeo;
 	int err;
 
@@ -483,13 +509,7 @@ static int mrc_do_accept(struct socket *sock, struct socket *newsock, int flags,
 	if (err)
 		goto out;
 	spin_lock_bh(&ms->lock);
-	child = list_first_entry_or_null(&ms->accept_q, struct mrc_sock,
-					 accept_node);
-	if (child) {
-		list_del_init(&child->accept_node);
-		child->parent = NULL;
-		sk_acceptq_removed(sk);
-	}
+	child = mrc_acceptq_pop(ms);
 	spin_unlock_bh(&ms->lock);
 	if (!child) {
 		err = -EINVAL;
@@ -630,6 +650,29 @@ free:
 	return err;
 }
 
+/*
+ * The first delivered message, or NULL; unless @peek, unlinked and its
+ * memory uncharged (the caller frees it). Connection lock held.
+ */
+static struct mrc_msgbuf *mrc_rxq_pop(struct mrc_sock *ms, bool peek)
+{
+	struct mrc_msgbuf *mb;
+
+	mb = list_first_entry_or_null(&ms->rxq, struct mrc_msgbuf, node);
+	if (mb && !peek) {
+		list_del_init(&mb->node);
+		WRITE_ONCE(ms->rxq_len, ms->rxq_len - 1);
+		ms->rx_queued -= mb->charge;
+		/*
+		 * Only judged against 200 ms (mrc_rcvbuf_grow()): the
+		 * tick's clock spares a clock read per message.
+		 */
+		ms->rx_read_ns = ktime_get_coarse_ns();
+		mrc_mem_uncharge(ms, mb->mem);
+	}
+	return mb;
+}
+
 static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		       int flags)
 {
@@ -649,18 +692,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	for (;;) {
 		err = 0;
 		spin_lock_bh(&ms->lock);
-		mb = list_first_entry_or_null(&ms->rxq, struct mrc_msgbuf, node);
-		if (mb && !(flags & MSG_PEEK)) {
-			list_del_init(&mb->node);
-			WRITE_ONCE(ms->rxq_len, ms->rxq_len - 1);
-			ms->rx_queued -= mb->charge;
-			/*
-			 * Only judged against 200 ms (mrc_rcvbuf_grow()): the
-			 * tick's clock spares a clock read per message.
-			 */
-			ms->rx_read_ns = ktime_get_coarse_ns();
-			mrc_mem_uncharge(ms, mb->mem);
-		}
+		mb = mrc_rxq_pop(ms, flags & MSG_PEEK);
 		if (!mb) {
 			if (sk->sk_err)
 				err = sock_error(sk);

@@ -226,7 +226,8 @@ int mrc_sockopt_get(struct socket *sock, int level, int optname,
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
 	struct mrc_profile_opt prof;
-	struct mrc_info *mi;
+	struct mrc_info *mi = NULL;
+	const void *src;
 	int len, err = 0;
 	u32 val;
 
@@ -243,9 +244,8 @@ int mrc_sockopt_get(struct socket *sock, int level, int optname,
 		val = optname == MRC_EV_SET_SIZE ? ms->opts.ev_count :
 						    ms->opts.plane_mask;
 		release_sock(sk);
+		src = &val;
 		len = sizeof(val);
-		if (copy_to_user(optval, &val, len))
-			return -EFAULT;
 		break;
 	case MRC_PROFILE:
 		if (len < (int)sizeof(prof))
@@ -255,9 +255,8 @@ int mrc_sockopt_get(struct socket *sock, int level, int optname,
 		prof.cc_profile = ms->opts.cc_profile;
 		prof.ev_profile = ms->opts.ev_profile;
 		release_sock(sk);
+		src = &prof;
 		len = sizeof(prof);
-		if (copy_to_user(optval, &prof, len))
-			return -EFAULT;
 		break;
 	case MRC_INFO:
 		mi = kzalloc(sizeof(*mi), GFP_KERNEL);
@@ -268,17 +267,15 @@ int mrc_sockopt_get(struct socket *sock, int level, int optname,
 		mrc_fill_info(ms, mi);
 		spin_unlock_bh(&ms->lock);
 		release_sock(sk);
+		src = mi;
 		len = min_t(int, len, sizeof(*mi));
-		if (copy_to_user(optval, mi, len))
-			err = -EFAULT;
-		kfree(mi);
-		if (err)
-			return err;
 		break;
 	default:
 		return -ENOPROTOOPT;
 	}
-	if (put_user(len, optlen))
-		return -EFAULT;
-	return 0;
+	/* The length is written back only once the value was. */
+	if (copy_to_user(optval, src, len) || put_user(len, optlen))
+		err = -EFAULT;
+	kfree(mi);
+	return err;
 }
