@@ -2,7 +2,8 @@
 /*
  * mrc_sock.c - the AF_MRC socket family: socket(), bind(), connect(),
  * listen(), accept(), sendmsg(), recvmsg(), poll(), shutdown(),
- * getsockname()/getpeername(), the SOL_MRC options and close().
+ * getsockname()/getpeername() and close(). The SOL_MRC options and
+ * MRC_INFO are mrc_sockopt.c's.
  *
  * Every call is serialised by the socket lock; what the call shares with
  * the softirq datapath is under the connection lock (mrc_impl.h). The
@@ -28,8 +29,8 @@
 #include "mrc_net.h"
 #include "mrc_output.h"
 #include "mrc_path.h"
-#include "mrc_profile.h"
 #include "mrc_sock.h"
+#include "mrc_sockopt.h"
 #include "mrc_steer.h"
 #include "mrc_tsq.h"
 
@@ -182,6 +183,20 @@ static int mrc_autobind(struct sock *sk)
 	}
 	spin_unlock_bh(&mn->bind_lock);
 	return err;
+}
+
+/*
+ * What connect() and listen() need first: the namespace's UDP socket and a
+ * local address (mrc_autobind()); socket lock held.
+ */
+static int mrc_local_endpoint(struct sock *sk)
+{
+	int err;
+
+	err = mrc_udp_get(sock_net(sk));
+	if (err)
+		return err;
+	return mrc_autobind(sk);
 }
 
 static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
@@ -392,10 +407,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 		err = -EINVAL;
 		goto out;
 	}
-	err = mrc_udp_get(sock_net(sk));
-	if (err)
-		goto out;
-	err = mrc_autobind(sk);
+	err = mrc_local_endpoint(sk);
 	if (err)
 		goto out;
 	ms->peer = sa;
@@ -447,10 +459,7 @@ static int mrc_listen(struct socket *sock, int backlog)
 		goto out;
 	if (ms->qpn_hashed)
 		goto out;
-	err = mrc_udp_get(sock_net(sk));
-	if (err)
-		goto out;
-	err = mrc_autobind(sk);
+	err = mrc_local_endpoint(sk);
 	if (err)
 		goto out;
 	mrc_conn_read_tclass(ms);
@@ -463,12 +472,30 @@ out:
 	return err;
 }
 
+/*
+ * The first child of a listener's accept queue, unlinked (the queue's
+ * reference passes to the caller), or NULL; connection lock held.
+ */
+static struct mrc_sock *mrc_acceptq_pop(struct mrc_sock *ms)
+{
+	struct mrc_sock *child;
+
+	child = list_first_entry_or_null(&ms->accept_q, struct mrc_sock,
+					 accept_node);
+	if (child) {
+		list_del_init(&child->accept_node);
+		child->parent = NULL;
+		sk_acceptq_removed(&ms->sk);
+	}
+	return child;
+}
+
 static int mrc_do_accept(struct socket *sock, struct socket *newsock, int flags,
 			 bool kern)
 {
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
-	struct mrc_sock *child = NULL;
+	struct mrc_sock *child;
 	long timeo;
 	int err;
 
@@ -482,13 +509,7 @@ static int mrc_do_accept(struct socket *sock, struct socket *newsock, int flags,
 	if (err)
 		goto out;
 	spin_lock_bh(&ms->lock);
-	child = list_first_entry_or_null(&ms->accept_q, struct mrc_sock,
-					 accept_node);
-	if (child) {
-		list_del_init(&child->accept_node);
-		child->parent = NULL;
-		sk_acceptq_removed(sk);
-	}
+	child = mrc_acceptq_pop(ms);
 	spin_unlock_bh(&ms->lock);
 	if (!child) {
 		err = -EINVAL;
@@ -629,6 +650,29 @@ free:
 	return err;
 }
 
+/*
+ * The first delivered message, or NULL; unless @peek, unlinked and its
+ * memory uncharged (the caller frees it). Connection lock held.
+ */
+static struct mrc_msgbuf *mrc_rxq_pop(struct mrc_sock *ms, bool peek)
+{
+	struct mrc_msgbuf *mb;
+
+	mb = list_first_entry_or_null(&ms->rxq, struct mrc_msgbuf, node);
+	if (mb && !peek) {
+		list_del_init(&mb->node);
+		WRITE_ONCE(ms->rxq_len, ms->rxq_len - 1);
+		ms->rx_queued -= mb->charge;
+		/*
+		 * Only judged against 200 ms (mrc_rcvbuf_grow()): the
+		 * tick's clock spares a clock read per message.
+		 */
+		ms->rx_read_ns = ktime_get_coarse_ns();
+		mrc_mem_uncharge(ms, mb->mem);
+	}
+	return mb;
+}
+
 static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		       int flags)
 {
@@ -648,18 +692,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	for (;;) {
 		err = 0;
 		spin_lock_bh(&ms->lock);
-		mb = list_first_entry_or_null(&ms->rxq, struct mrc_msgbuf, node);
-		if (mb && !(flags & MSG_PEEK)) {
-			list_del_init(&mb->node);
-			WRITE_ONCE(ms->rxq_len, ms->rxq_len - 1);
-			ms->rx_queued -= mb->charge;
-			/*
-			 * Only judged against 200 ms (mrc_rcvbuf_grow()): the
-			 * tick's clock spares a clock read per message.
-			 */
-			ms->rx_read_ns = ktime_get_coarse_ns();
-			mrc_mem_uncharge(ms, mb->mem);
-		}
+		mb = mrc_rxq_pop(ms, flags & MSG_PEEK);
 		if (!mb) {
 			if (sk->sk_err)
 				err = sock_error(sk);
@@ -760,231 +793,6 @@ static int mrc_shutdown(struct socket *sock, int how)
 	release_sock(sk);
 	mrc_xmit_queue(sock_net(sk), ms, &q);
 	return err;
-}
-
-static int mrc_setsockopt(struct socket *sock, int level, int optname,
-			  sockptr_t optval, unsigned int optlen)
-{
-	struct sock *sk = sock->sk;
-	struct mrc_sock *ms = mrc_sk(sk);
-	struct mrc_profile_opt prof;
-	u32 val;
-	int err = 0;
-	u8 state;
-
-	if (level != SOL_MRC)
-		return -ENOPROTOOPT;
-	switch (optname) {
-	case MRC_EV_SET_SIZE:
-	case MRC_PLANE_MASK:
-		if (optlen < sizeof(val))
-			return -EINVAL;
-		if (copy_from_sockptr(&val, optval, sizeof(val)))
-			return -EFAULT;
-		break;
-	case MRC_PROFILE:
-		if (optlen < sizeof(prof))
-			return -EINVAL;
-		if (copy_from_sockptr(&prof, optval, sizeof(prof)))
-			return -EFAULT;
-		if (prof.reserved || prof.cc_profile > MRC_PROFILE_ID_MAX ||
-		    prof.ev_profile > MRC_PROFILE_ID_MAX)
-			return -EINVAL;
-		break;
-	case MRC_INFO:
-		return -EPERM;
-	default:
-		return -ENOPROTOOPT;
-	}
-	lock_sock(sk);
-	state = READ_ONCE(ms->state);
-	if (state != MRC_ST_CLOSED && state != MRC_ST_LISTEN) {
-		err = -EISCONN;
-		goto out;
-	}
-	if (optname == MRC_EV_SET_SIZE && val &&
-	    (val < MRC_EV_COUNT_MIN || val > MRC_EV_COUNT_MAX)) {
-		err = -EINVAL;
-		goto out;
-	}
-	if (optname == MRC_PROFILE &&
-	    (!mrc_profile_exists(sock_net(sk), prof.cc_profile) ||
-	     !mrc_profile_exists(sock_net(sk), prof.ev_profile))) {
-		err = -ENOENT;
-		goto out;
-	}
-	/* A listener's children copy its options in the receive softirq. */
-	spin_lock_bh(&ms->lock);
-	switch (optname) {
-	case MRC_EV_SET_SIZE:
-		ms->opts.ev_count = val;
-		break;
-	case MRC_PLANE_MASK:
-		ms->opts.plane_mask = val;
-		break;
-	case MRC_PROFILE:
-		ms->opts.cc_profile = prof.cc_profile;
-		ms->opts.ev_profile = prof.ev_profile;
-		break;
-	}
-	spin_unlock_bh(&ms->lock);
-out:
-	release_sock(sk);
-	return err;
-}
-
-static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
-{
-	struct mrc_conn_stats *st;
-	struct mrc_plane_info pi;
-	struct mrc_ev_info ei;
-	u32 i, n;
-
-	mi->mi_size = sizeof(*mi);
-	mi->mi_state = ms->state;
-	mi->mi_qpn = ms->qpn;
-	mi->mi_peer_qpn = ms->peer_qpn;
-	mi->mi_mtu = READ_ONCE(ms->mtu);
-	for (i = 0; i < MRC_INFO_PLANES; i++) {
-		mi->mi_planes[i].tx_pkts = atomic64_read(&ms->plane_pkts[i]);
-		mi->mi_planes[i].tx_bytes = atomic64_read(&ms->plane_bytes[i]);
-	}
-	if (!ms->conn)
-		return;
-	mi->mi_cc_algo = ms->cc_algo;
-	if (ms->mp) {
-		for (i = 0; i < ms->mp->nplanes; i++)
-			mi->mi_plane_ids |= BIT(ms->mp->plane[i].id);
-	}
-	st = kzalloc(sizeof(*st), GFP_ATOMIC);
-	if (st) {
-		mrc_conn_get_stats(ms->conn, st);
-		mi->mi_cwnd = st->cwnd_bytes;
-		mi->mi_srtt_ns = st->srtt_ns;
-		mi->mi_min_rtt_ns = st->min_rtt_ns;
-		mi->mi_rttvar_ns = st->rttvar_ns;
-		mi->mi_retransmits = st->tx_rtx_pkts;
-		mi->mi_timeouts = st->timeouts;
-		mi->mi_tx_msgs = st->tx_msgs_completed;
-		mi->mi_rx_msgs = st->rx_msgs_delivered;
-		mi->mi_tx_pkts = st->tx_data_pkts;
-		mi->mi_tx_bytes = st->tx_data_bytes;
-		mi->mi_rx_pkts = st->rx_data_pkts;
-		mi->mi_rx_bytes = st->rx_data_bytes;
-		mi->mi_rx_dup = st->rx_dup_pkts;
-		mi->mi_rx_oow = st->rx_oor_pkts;
-		mi->mi_retry_left = st->retry_left;
-		mi->mi_snd_una = st->snd_una;
-		mi->mi_snd_nxt = st->snd_nxt;
-		mi->mi_rcv_cack = st->rcv_cack;
-		mi->mi_spurious_timeouts = st->spurious_timeouts;
-		mi->mi_rto_ns = st->rto_ns;
-		mi->mi_lost_inferred = st->lost_inferred;
-		mi->mi_spurious_losses = st->spurious_losses;
-		mi->mi_tlp_probes = st->tx_rtx_tlp;
-		mi->mi_iw_share_cuts = st->iw_share_cuts;
-		mi->mi_tx_sacks = st->tx_sacks;
-		mi->mi_tx_sacks_merged = st->tx_sacks_merged;
-		mi->mi_rx_sacks = st->rx_sacks;
-		mi->mi_rtx_path = st->tx_rtx_path;
-		mi->mi_paths_retired = st->paths_retired;
-		mi->mi_paths_gray = st->paths_gray;
-		mi->mi_cwnd_cuts_spared = st->cwnd_cuts_spared;
-		mi->mi_local_drops = st->tx_local_drops;
-		mi->mi_rtx_local = st->tx_rtx_local;
-		kfree(st);
-	}
-	n = mrc_conn_num_evs(ms->conn);
-	for (i = 0; i < n; i++) {
-		if (mrc_conn_get_ev(ms->conn, i, &ei))
-			continue;
-		switch (ei.state) {
-		case MRC_EV_GOOD:
-			mi->mi_ev_good++;
-			break;
-		case MRC_EV_SKIP:
-			mi->mi_ev_skip++;
-			break;
-		case MRC_EV_ASSUMED_BAD:
-			mi->mi_ev_bad++;
-			break;
-		default:
-			mi->mi_ev_denied++;
-			break;
-		}
-	}
-	for (i = 0; i < MRC_INFO_PLANES; i++) {
-		if (mrc_conn_get_plane(ms->conn, i, &pi))
-			break;
-		mi->mi_n_planes = i + 1;
-		mi->mi_planes[i].evs = pi.n_ev;
-		mi->mi_planes[i].evs_active = pi.n_active;
-		mi->mi_planes[i].evs_good = pi.n_good;
-		mi->mi_planes[i].evs_bad = pi.n_bad;
-	}
-}
-
-static int mrc_getsockopt(struct socket *sock, int level, int optname,
-			  char __user *optval, int __user *optlen)
-{
-	struct sock *sk = sock->sk;
-	struct mrc_sock *ms = mrc_sk(sk);
-	struct mrc_profile_opt prof;
-	struct mrc_info *mi;
-	int len, err = 0;
-	u32 val;
-
-	if (level != SOL_MRC)
-		return -ENOPROTOOPT;
-	if (get_user(len, optlen))
-		return -EFAULT;
-	if (len < (int)sizeof(u32))
-		return -EINVAL;
-	switch (optname) {
-	case MRC_EV_SET_SIZE:
-	case MRC_PLANE_MASK:
-		lock_sock(sk);
-		val = optname == MRC_EV_SET_SIZE ? ms->opts.ev_count :
-						    ms->opts.plane_mask;
-		release_sock(sk);
-		len = sizeof(val);
-		if (copy_to_user(optval, &val, len))
-			return -EFAULT;
-		break;
-	case MRC_PROFILE:
-		if (len < (int)sizeof(prof))
-			return -EINVAL;
-		memset(&prof, 0, sizeof(prof));
-		lock_sock(sk);
-		prof.cc_profile = ms->opts.cc_profile;
-		prof.ev_profile = ms->opts.ev_profile;
-		release_sock(sk);
-		len = sizeof(prof);
-		if (copy_to_user(optval, &prof, len))
-			return -EFAULT;
-		break;
-	case MRC_INFO:
-		mi = kzalloc(sizeof(*mi), GFP_KERNEL);
-		if (!mi)
-			return -ENOMEM;
-		lock_sock(sk);
-		spin_lock_bh(&ms->lock);
-		mrc_fill_info(ms, mi);
-		spin_unlock_bh(&ms->lock);
-		release_sock(sk);
-		len = min_t(int, len, sizeof(*mi));
-		if (copy_to_user(optval, mi, len))
-			err = -EFAULT;
-		kfree(mi);
-		if (err)
-			return err;
-		break;
-	default:
-		return -ENOPROTOOPT;
-	}
-	if (put_user(len, optlen))
-		return -EFAULT;
-	return 0;
 }
 
 /*
@@ -1100,8 +908,8 @@ static const struct proto_ops mrc_proto_ops = {
 	.ioctl		= sock_no_ioctl,
 	.listen		= mrc_listen,
 	.shutdown	= mrc_shutdown,
-	.setsockopt	= mrc_setsockopt,
-	.getsockopt	= mrc_getsockopt,
+	.setsockopt	= mrc_sockopt_set,
+	.getsockopt	= mrc_sockopt_get,
 	.sendmsg	= mrc_sendmsg,
 	.recvmsg	= mrc_recvmsg,
 	.mmap		= sock_no_mmap,

@@ -230,6 +230,30 @@ void mrc_cc_clamp(struct mrc_cc *cc)
 }
 
 /**
+ * mrc_cc_learn_base() - an RTT sample below the learned base RTT becomes
+ * the base (and, with auto_max, sets max_wnd_bytes to 1.5 x the BDP of
+ * the new base, the window clamped to it).
+ * @cc: state
+ * @rtt: the RTT sample, ns
+ *
+ * A configured base RTT (profile base_rtt_ns) is never replaced.
+ *
+ * Return: true if the base RTT changed (what the algorithm derives from it
+ * is then due again).
+ */
+bool mrc_cc_learn_base(struct mrc_cc *cc, u64 rtt)
+{
+	if (!cc->learn_base || (cc->base_rtt_ns && rtt >= cc->base_rtt_ns))
+		return false;
+	cc->base_rtt_ns = rtt;
+	if (cc->auto_max) {
+		cc->p.max_wnd_bytes = mrc_cc_bdp_wnd(&cc->p, rtt);
+		mrc_cc_clamp(cc);
+	}
+	return true;
+}
+
+/**
  * mrc_cc_ack_receiver() - what every SACK says besides acknowledgments:
  * the receiver window penalty, and restore_cwnd (spurious timeout).
  * @cc: state

@@ -223,6 +223,7 @@ void mrc_cc_undo_timeout(struct mrc_cc *cc);
 u32 mrc_cc_cwnd(const struct mrc_cc *cc);
 u32 mrc_cc_bdp_wnd(const struct mrc_cc_profile *p, u64 rtt_ns);
 void mrc_cc_clamp(struct mrc_cc *cc);
+bool mrc_cc_learn_base(struct mrc_cc *cc, u64 rtt);
 void mrc_cc_ack_receiver(struct mrc_cc *cc, const struct mrc_cc_ack *a);
 void mrc_cc_timeout_cut(struct mrc_cc *cc, u64 now, u64 rtt);
 u32 mrc_cc_penalised_wnd(const struct mrc_cc *cc);

@@ -45,17 +45,6 @@ static void nscc_init(struct mrc_cc *cc, u64 now)
 	mrc_cc_clamp(cc);
 }
 
-static void nscc_learn_base(struct mrc_cc *cc, u64 rtt)
-{
-	if (!cc->learn_base || (cc->base_rtt_ns && rtt >= cc->base_rtt_ns))
-		return;
-	cc->base_rtt_ns = rtt;
-	if (cc->auto_max) {
-		cc->p.max_wnd_bytes = mrc_cc_bdp_wnd(&cc->p, rtt);
-		mrc_cc_clamp(cc);
-	}
-}
-
 static void nscc_increase(struct mrc_cc *cc, u64 inc)
 {
 	u64 w = (u64)cc->cwnd + inc;
@@ -86,7 +75,7 @@ static void nscc_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 
 	mrc_cc_ack_receiver(cc, a);
 	if (a->rtt_ns) {
-		nscc_learn_base(cc, a->rtt_ns);
+		mrc_cc_learn_base(cc, a->rtt_ns);
 		q = a->rtt_ns > cc->base_rtt_ns ? a->rtt_ns - cc->base_rtt_ns : 0;
 		cc->avg_qdelay_ns = cc->avg_qdelay_ns - (cc->avg_qdelay_ns >> 3) +
 				    (q >> 3);

@@ -91,18 +91,6 @@ static void uec_init(struct mrc_cc *cc, u64 now)
 	mrc_cc_clamp(cc);
 }
 
-static void uec_learn_base(struct mrc_cc *cc, u64 rtt)
-{
-	if (!cc->learn_base || (cc->base_rtt_ns && rtt >= cc->base_rtt_ns))
-		return;
-	cc->base_rtt_ns = rtt;
-	if (cc->auto_max) {
-		cc->p.max_wnd_bytes = mrc_cc_bdp_wnd(&cc->p, rtt);
-		mrc_cc_clamp(cc);
-	}
-	uec_derive(cc);
-}
-
 static void uec_avg(struct mrc_cc *cc, u64 sample)
 {
 	struct mrc_cc_uec *u = &cc->u;
@@ -248,7 +236,9 @@ static void uec_on_ack(struct mrc_cc *cc, const struct mrc_cc_ack *a)
 	u->received += bytes;
 	u->ignored += bytes;
 	if (a->rtt_ns) {
-		uec_learn_base(cc, a->rtt_ns);
+		/* The constants scale with the base RTT. */
+		if (mrc_cc_learn_base(cc, a->rtt_ns))
+			uec_derive(cc);
 		q = a->rtt_ns > cc->base_rtt_ns ? a->rtt_ns - cc->base_rtt_ns : 0;
 		uec_avg(cc, !skip && q > u->target_ns ? uec_base(cc) / 4 : q);
 	} else {
