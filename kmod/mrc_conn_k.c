@@ -7,8 +7,6 @@
  *
  *  - the packets the handshake (mrc_handshake.c) sends: connect and close
  *    requests;
- *  - the QPN hash of a namespace's connections (an RCU hash), which the
- *    receive path (mrc_conn_rx.c) demultiplexes by;
  *  - the host side of the engine contract: every engine call under the
  *    connection lock, then poll_tx and poll_event drained, then the one
  *    hrtimer of the connection re-armed at mrc_conn_next_deadline();
@@ -17,12 +15,12 @@
  *    (their buffers are placed by mrc_conn_rx.c);
  *  - teardown.
  *
- * Next to it: connections no application holds (mrc_linger.c) and the
- * planes this host's queues closed (mrc_room.c).
+ * Next to it: the QPN hash the connections are found by (mrc_lookup.c),
+ * connections no application holds (mrc_linger.c) and the planes this
+ * host's queues closed (mrc_room.c).
  */
 #include <linux/hrtimer.h>
 #include <linux/ipv6.h>
-#include <linux/jhash.h>
 #include <linux/random.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
@@ -33,6 +31,7 @@
 #include "mrc_conn_k.h"
 #include "mrc_conn_rx.h"
 #include "mrc_linger.h"
+#include "mrc_lookup.h"
 #include "mrc_mem.h"
 #include "mrc_msg.h"
 #include "mrc_net.h"
@@ -118,129 +117,6 @@ void mrc_conn_wake(struct sock *sk, int band)
 	sk->sk_state_change(sk);
 	if (band)
 		sk_wake_async(sk, SOCK_WAKE_IO, band);
-}
-
-static u32 mrc_qpn_key(u32 qpn)
-{
-	return jhash_1word(qpn, 0);
-}
-
-/* RCU: the connection whose QPN is @qpn, or NULL. */
-struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn)
-{
-	struct mrc_sock *ms;
-
-	hash_for_each_possible_rcu(mn->qpn_hash, ms, qpn_node, mrc_qpn_key(qpn))
-		if (ms->qpn == qpn)
-			return ms;
-	return NULL;
-}
-
-/**
- * mrc_conn_qpn_known() - is @qpn a connection of this namespace? (RCU)
- * @mn: namespace state
- * @qpn: BTH destination QP of a received packet
- * @b: the receive batch: its connection (the previous packet's, for the
- *     packets of a flowcell after the first) needs no lookup
- *
- * Lets the receive path drop packets for no connection before it spends a
- * CRC over them: junk must not cost more than a hash lookup.
- *
- * Return: true if a socket holds @qpn (it may be closing).
- */
-bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn,
-			const struct mrc_rx_batch *b)
-{
-	return (b->ms && b->ms->qpn == qpn) || mrc_qpn_lookup(mn, qpn);
-}
-
-/**
- * mrc_conn_hash_qpn() - give a socket a random QPN unique in its namespace
- * @mn: namespace state
- * @ms: the socket (not hashed yet)
- *
- * QPNs 0..15 are never used (MRC_QPN_EP and friends are reserved).
- *
- * Return: 0, or -EADDRNOTAVAIL if no free QPN was found.
- */
-int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms)
-{
-	int tries;
-	u32 qpn;
-
-	spin_lock_bh(&mn->conn_lock);
-	for (tries = 0; tries < 64; tries++) {
-		qpn = get_random_u32() & MRC_QPN_MASK;
-		if (qpn < 16 || mrc_qpn_lookup(mn, qpn))
-			continue;
-		ms->qpn = qpn;
-		ms->qpn_hashed = true;
-		hash_add_rcu(mn->qpn_hash, &ms->qpn_node, mrc_qpn_key(qpn));
-		mn->nconns++;
-		spin_unlock_bh(&mn->conn_lock);
-		return 0;
-	}
-	spin_unlock_bh(&mn->conn_lock);
-	return -EADDRNOTAVAIL;
-}
-
-/**
- * mrc_conn_for_peer() - run @fn on every connection to @peer, locked
- * @net: namespace
- * @peer: the peer's address
- * @fn: called with the connection's lock held and a queue for the skbs to
- *	send once it is dropped; returns true if the connection was the one
- *	the caller was looking for
- * @arg: passed to @fn
- *
- * Softirq. A walk of the whole QPN table: its callers (ICMPv6 errors,
- * port-status updates and their answers) are rare and name the peer, not
- * the connection. Sockets are freed after a grace period (SOCK_RCU_FREE);
- * each is held while locked.
- *
- * Return: how many calls of @fn returned true.
- */
-u32 mrc_conn_for_peer(struct net *net, const struct in6_addr *peer,
-		      bool (*fn)(struct mrc_sock *ms, void *arg,
-				 struct sk_buff_head *q),
-		      void *arg)
-{
-	struct mrc_net *mn = mrc_net(net);
-	struct sk_buff_head q;
-	struct mrc_sock *ms;
-	u32 n = 0;
-	int bkt;
-
-	rcu_read_lock();
-	hash_for_each_rcu(mn->qpn_hash, bkt, ms, qpn_node) {
-		if (!ipv6_addr_equal(peer, (struct in6_addr *)ms->peer.smrc_addr) ||
-		    !refcount_inc_not_zero(&ms->sk.sk_refcnt))
-			continue;
-		__skb_queue_head_init(&q);
-		spin_lock(&ms->lock);
-		if (fn(ms, arg, &q))
-			n++;
-		spin_unlock(&ms->lock);
-		mrc_xmit_queue(net, ms, &q);
-		sock_put(&ms->sk);
-	}
-	rcu_read_unlock();
-	return n;
-}
-
-static void mrc_conn_unhash(struct mrc_net *mn, struct mrc_sock *ms)
-{
-	spin_lock_bh(&mn->conn_lock);
-	if (ms->qpn_hashed) {
-		hash_del_rcu(&ms->qpn_node);
-		ms->qpn_hashed = false;
-		mn->nconns--;
-	}
-	if (ms->peer_hashed) {
-		hash_del_rcu(&ms->peer_node);
-		ms->peer_hashed = false;
-	}
-	spin_unlock_bh(&mn->conn_lock);
 }
 
 /**
@@ -734,7 +610,7 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 	mrc_free_msgs(ms);
 	mrc_conn_free_arrays(ms);
 	spin_unlock_bh(&ms->lock);
-	mrc_conn_unhash(mn, ms);
+	mrc_lookup_unhash(mn, ms);
 	hrtimer_cancel(&ms->timer);
 	mrc_conn_destroy(pending);
 	if (conn) {
@@ -996,7 +872,7 @@ int mrc_conn_connect(struct mrc_sock *ms)
 	if (!err)
 		err = mrc_conn_build(ms, true, &conn);
 	if (!err) {
-		err = mrc_conn_hash_qpn(mn, ms);
+		err = mrc_lookup_hash(mn, ms);
 		if (err)
 			mrc_conn_unbuild(ms, conn);
 	}

@@ -13,6 +13,7 @@
 #include "mrc_impl.h"
 #include "mrc_conn_k.h"
 #include "mrc_conn_rx.h"
+#include "mrc_lookup.h"
 #include "mrc_mem.h"
 #include "mrc_msg.h"
 #include "mrc_net.h"
@@ -271,7 +272,7 @@ void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pk
 	int v, err;
 
 	ms = b->ms && b->ms->qpn == pkt->bth.dest_qp ? b->ms :
-	     mrc_qpn_lookup(mn, pkt->bth.dest_qp);
+	     mrc_lookup_qpn(mn, pkt->bth.dest_qp);
 	if (!ms) {
 		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
 		return;

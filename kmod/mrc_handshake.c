@@ -28,6 +28,7 @@
 #include "mrc_conn_k.h"
 #include "mrc_ev_probe.h"
 #include "mrc_handshake.h"
+#include "mrc_lookup.h"
 #include "mrc_net.h"
 #include "mrc_output.h"
 #include "mrc_path.h"
@@ -287,7 +288,7 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	if (!err)
 		err = mrc_conn_route(net, child);
 	if (!err)
-		err = mrc_conn_hash_qpn(mn, child);
+		err = mrc_lookup_hash(mn, child);
 	if (err) {
 		spin_unlock(&lst->lock);
 		mrc_net_count(mn, err == -ENOMEM ? MRC_CNT_RX_NOMEM :
@@ -324,7 +325,7 @@ static struct mrc_sock *mrc_hs_peer(struct mrc_net *mn, u32 qpn,
 				    const struct in6_addr *saddr,
 				    enum mrc_net_counter unknown)
 {
-	struct mrc_sock *ms = mrc_qpn_lookup(mn, qpn);
+	struct mrc_sock *ms = mrc_lookup_qpn(mn, qpn);
 
 	if (!ms) {
 		mrc_net_count(mn, unknown);

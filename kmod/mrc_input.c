@@ -44,11 +44,11 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
-#include "mrc_conn_k.h"
 #include "mrc_conn_rx.h"
 #include "mrc_handshake.h"
 #include "mrc_icrc.h"
 #include "mrc_input.h"
+#include "mrc_lookup.h"
 #include "mrc_net.h"
 #include "mrc_pmtu.h"
 #include "mrc_sock.h"
@@ -308,7 +308,7 @@ static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 		return;
 	}
 	if (pkt.bth.dest_qp != MRC_QPN_EP &&
-	    !mrc_conn_qpn_known(mn, pkt.bth.dest_qp, b)) {
+	    !mrc_lookup_qpn_known(mn, pkt.bth.dest_qp, b)) {
 		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
 		return;
 	}
@@ -420,7 +420,7 @@ static bool mrc_rx_elsewhere(struct net *net, struct sk_buff *skb, int off,
 	qpn = (u32)bth[5] << 16 | (u32)bth[6] << 8 | bth[7];
 	if (qpn == MRC_QPN_EP)
 		return false;
-	ms = mrc_qpn_lookup(mrc_net(net), qpn);
+	ms = mrc_lookup_qpn(mrc_net(net), qpn);
 	if (!ms || !refcount_inc_not_zero(&ms->sk.sk_refcnt))
 		return false;
 	if (mrc_steer_rx(net, ms, skb, len))
