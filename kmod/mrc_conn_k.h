@@ -2,7 +2,7 @@
 /*
  * mrc_conn_k.h - connections around the engine: set-up, the host contract
  * (drain, timer), teardown (mrc_conn_k.c). Finding a connection is
- * mrc_lookup.h's.
+ * mrc_lookup.h's, the connection timer mrc_timer.h's.
  */
 #ifndef MRC_CONN_K_H
 #define MRC_CONN_K_H
@@ -26,8 +26,6 @@ void mrc_conn_install(struct mrc_sock *ms, struct mrc_conn *conn, u64 now);
 int mrc_conn_start_client(struct mrc_sock *ms, u64 now);
 void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q);
 int mrc_conn_route(struct net *net, struct mrc_sock *ms);
-void mrc_arm(struct mrc_sock *ms, u64 when);
-u64 mrc_conn_deadline(const struct mrc_sock *ms);
 void mrc_fill_ep(struct mrc_sock *ms, u8 kind, struct mrc_ep *ep);
 void mrc_conn_teardown(struct mrc_sock *ms);
 int mrc_conn_connect(struct mrc_sock *ms);

@@ -35,6 +35,7 @@
 #include "mrc_port_status.h"
 #include "mrc_profile.h"
 #include "mrc_sock.h"
+#include "mrc_timer.h"
 
 /* The peer released its socket: our unacknowledged messages may still be
  * acknowledged by SACKs that left before its close request (other path).
@@ -193,7 +194,7 @@ static void mrc_child_start_work(struct work_struct *w)
 		if (!hrtimer_is_queued(&lst->timer) ||
 		    child->idle_deadline <
 		    ktime_to_ns(hrtimer_get_expires(&lst->timer)))
-			mrc_arm(lst, child->idle_deadline);
+			mrc_timer_arm(lst, child->idle_deadline);
 	}
 	list_add_tail(&child->accept_node, &lst->accept_q);
 	/* accept() may take and close it once the listener is unlocked. */
