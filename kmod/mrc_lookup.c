@@ -6,30 +6,33 @@
  *
  *  - the QPN hash of a namespace's connections (an RCU hash,
  *    mrc_net.qpn_hash), which the receive path (mrc_input.c,
- *    mrc_conn_rx.c) demultiplexes by, and by which the handshake
- *    (mrc_handshake.c) finds the connection an answer or a close request
- *    names: a socket gets its random QPN, unique in its namespace, when it
- *    connects or is created as a listener's child (mrc_lookup_hash()), and
- *    leaves the hash, and an accepted child the peer hash its set-up put
- *    it in (mrc_handshake.c), at teardown (mrc_lookup_unhash());
+ *    mrc_conn_rx.c) demultiplexes by, once per packet (mrc_lookup_rx():
+ *    the socket that makes a packet worth its CRC is the one it is handed
+ *    to), and by which the handshake (mrc_handshake.c) finds the
+ *    connection an answer or a close request names. A socket gets its
+ *    random QPN, unique in its namespace, when it connects or is created
+ *    as a listener's child (mrc_lookup_hash()); it leaves the hash, and
+ *    an accepted child the peer hash its set-up put it in
+ *    (mrc_handshake.c), at teardown (mrc_lookup_unhash());
  *  - the walk of every connection to one peer (mrc_lookup_for_peer()),
- *    for what names a peer and not a connection: ICMPv6 errors (Packet
- *    Too Big, mrc_pmtu.c), port-status updates and their answers
+ *    for what names a peer and not a connection: ICMPv6 Packet Too Big
+ *    (mrc_pmtu.c), port-status updates and their answers
  *    (mrc_port_status.c).
  *
  * Locking (the strategy is mrc_impl.h's): mrc_net.conn_lock (spinlock,
  * BH-safe) serialises the writers, mrc_lookup_hash() and
  * mrc_lookup_unhash(), and guards mrc_net.nconns and
- * mrc_sock.qpn_hashed/peer_hashed; they run in process context, or in the
- * receive softirq for a child, whose set-up holds its listener's
- * connection lock (lock order: mrc_sock.lock of a listener ->
- * mrc_net.conn_lock). Readers take no lock: they walk the hash under RCU
- * (the receive softirq's read section, or rcu_read_lock()). Sockets are
- * SOCK_RCU_FREE, so a socket found stays valid memory until the reader's
- * read section ends; a reader that locks it or keeps it takes a reference
- * first (refcount_inc_not_zero(), which fails for a socket being freed)
- * and checks mrc_sock.dead under its connection lock: teardown marks the
- * socket dead under that lock before it unhashes it.
+ * mrc_sock.qpn_hashed/peer_hashed. The writers run in process context or
+ * a work item, or in the receive softirq for a child being set up
+ * (mrc_lookup_hash() with its listener's connection lock held: lock order
+ * mrc_sock.lock of a listener -> mrc_net.conn_lock). Readers take no
+ * lock: they walk the hash under RCU (the receive softirq's read section,
+ * or rcu_read_lock()). Sockets are SOCK_RCU_FREE, so a socket found stays
+ * valid memory until the reader's read section ends; a reader that locks
+ * it or keeps it takes a reference first (refcount_inc_not_zero(), which
+ * fails for a socket being freed) and checks mrc_sock.dead under its
+ * connection lock: teardown marks the socket dead under that lock before
+ * it unhashes it.
  */
 #include <linux/jhash.h>
 #include <linux/random.h>
@@ -69,21 +72,28 @@ struct mrc_sock *mrc_lookup_qpn(struct mrc_net *mn, u32 qpn)
 }
 
 /**
- * mrc_lookup_qpn_known() - is @qpn a connection of this namespace? (RCU)
+ * mrc_lookup_rx() - the connection a received packet is for (RCU)
  * @mn: namespace state
  * @qpn: BTH destination QP of a received packet
  * @b: the receive batch: its connection (the previous packet's, for the
- *     packets of a flowcell after the first) needs no lookup
+ *     packets of a flowcell after the first) and the one the receive front
+ *     end found for the datagram's first packet (@b->hint) need no lookup
  *
- * Lets the receive path drop packets for no connection before it spends a
- * CRC over them: junk must not cost more than a hash lookup.
+ * The one lookup of a received packet: it lets the receive path drop
+ * packets for no connection before it spends a CRC over them (junk must
+ * not cost more than a hash lookup), and the socket it finds is the one
+ * the packet is handed to (mrc_conn_rcv()). No reference is taken.
  *
- * Return: true if a socket holds @qpn (it may be closing).
+ * Return: the socket that holds @qpn (it may be closing), or NULL.
  */
-bool mrc_lookup_qpn_known(struct mrc_net *mn, u32 qpn,
-			  const struct mrc_rx_batch *b)
+struct mrc_sock *mrc_lookup_rx(struct mrc_net *mn, u32 qpn,
+			       const struct mrc_rx_batch *b)
 {
-	return (b->ms && b->ms->qpn == qpn) || mrc_lookup_qpn(mn, qpn);
+	if (b->ms && b->ms->qpn == qpn)
+		return b->ms;
+	if (b->hint && b->hint->qpn == qpn)
+		return b->hint;
+	return mrc_lookup_qpn(mn, qpn);
 }
 
 /**

@@ -16,8 +16,8 @@ struct mrc_sock;
 struct net;
 
 struct mrc_sock *mrc_lookup_qpn(struct mrc_net *mn, u32 qpn);
-bool mrc_lookup_qpn_known(struct mrc_net *mn, u32 qpn,
-			  const struct mrc_rx_batch *b);
+struct mrc_sock *mrc_lookup_rx(struct mrc_net *mn, u32 qpn,
+			       const struct mrc_rx_batch *b);
 int mrc_lookup_hash(struct mrc_net *mn, struct mrc_sock *ms);
 void mrc_lookup_unhash(struct mrc_net *mn, struct mrc_sock *ms);
 u32 mrc_lookup_for_peer(struct net *net, const struct in6_addr *peer,
