@@ -2,27 +2,27 @@
 /*
  * mrc_conn_k.c - connections: the protocol engine wrapped in a socket.
  *
- * One AF_MRC socket is one connection. This file owns everything between
- * the socket calls (mrc_sock.c) and the wire (mrc_input.c, mrc_output.c):
+ * One AF_MRC socket is one connection. Between the socket calls
+ * (mrc_sock.c) and the wire (mrc_input.c, mrc_output.c), this file owns:
  *
  *  - the packets the handshake (mrc_handshake.c) sends: connect and close
  *    requests;
- *  - the QPN hash of a namespace's connections (an RCU hash), which the
- *    receive path (mrc_conn_rx.c) demultiplexes by;
  *  - the host side of the engine contract: every engine call under the
  *    connection lock, then poll_tx and poll_event drained, then the one
- *    hrtimer of the connection re-armed at mrc_conn_next_deadline();
+ *    hrtimer of the connection re-armed at mrc_conn_next_deadline(), or
+ *    earlier for a deadline of the socket's own (mrc_timer_deadline());
  *  - message memory: send buffers completed by MRC_EVT_MSG_COMPLETED,
  *    received messages queued for recvmsg() by MRC_EVT_MSG_DELIVERED
  *    (their buffers are placed by mrc_conn_rx.c);
  *  - teardown.
  *
- * Next to it: connections no application holds (mrc_linger.c) and the
- * planes this host's queues closed (mrc_room.c).
+ * Next to it: the QPN hash the connections are found by (mrc_lookup.c),
+ * the connection timer, its deadline and its expiry (mrc_timer.c),
+ * connections no application holds (mrc_linger.c) and the planes this
+ * host's queues closed (mrc_room.c).
  */
 #include <linux/hrtimer.h>
 #include <linux/ipv6.h>
-#include <linux/jhash.h>
 #include <linux/random.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
@@ -33,6 +33,7 @@
 #include "mrc_conn_k.h"
 #include "mrc_conn_rx.h"
 #include "mrc_linger.h"
+#include "mrc_lookup.h"
 #include "mrc_mem.h"
 #include "mrc_msg.h"
 #include "mrc_net.h"
@@ -41,9 +42,9 @@
 #include "mrc_path.h"
 #include "mrc_port_status.h"
 #include "mrc_profile.h"
-#include "mrc_room.h"
 #include "mrc_sock.h"
 #include "mrc_telemetry.h"
+#include "mrc_timer.h"
 #include "mrc_tsq.h"
 
 /* Engine events the kernel host consumes; the rest stay masked. */
@@ -56,9 +57,6 @@
 /* Timeouts without progress before failing: 16 per PSN of the window. */
 #define MRC_K_RETRY	(16 * MRC_K_MPR)
 #define MRC_K_MTU_CAP	8192	/* payload per packet, loopback included */
-/* A timer this late means the host stalled; grace before timeouts count. */
-#define MRC_K_STALL_NS		(2 * NSEC_PER_MSEC)
-#define MRC_K_STALL_GRACE_NS	(1 * NSEC_PER_MSEC)
 /*
  * Informational event queue: one timer expiry can time out a whole window
  * (MPR packets) and demote EVs on top; a drain empties the queue after
@@ -120,129 +118,6 @@ void mrc_conn_wake(struct sock *sk, int band)
 		sk_wake_async(sk, SOCK_WAKE_IO, band);
 }
 
-static u32 mrc_qpn_key(u32 qpn)
-{
-	return jhash_1word(qpn, 0);
-}
-
-/* RCU: the connection whose QPN is @qpn, or NULL. */
-struct mrc_sock *mrc_qpn_lookup(struct mrc_net *mn, u32 qpn)
-{
-	struct mrc_sock *ms;
-
-	hash_for_each_possible_rcu(mn->qpn_hash, ms, qpn_node, mrc_qpn_key(qpn))
-		if (ms->qpn == qpn)
-			return ms;
-	return NULL;
-}
-
-/**
- * mrc_conn_qpn_known() - is @qpn a connection of this namespace? (RCU)
- * @mn: namespace state
- * @qpn: BTH destination QP of a received packet
- * @b: the receive batch: its connection (the previous packet's, for the
- *     packets of a flowcell after the first) needs no lookup
- *
- * Lets the receive path drop packets for no connection before it spends a
- * CRC over them: junk must not cost more than a hash lookup.
- *
- * Return: true if a socket holds @qpn (it may be closing).
- */
-bool mrc_conn_qpn_known(struct mrc_net *mn, u32 qpn,
-			const struct mrc_rx_batch *b)
-{
-	return (b->ms && b->ms->qpn == qpn) || mrc_qpn_lookup(mn, qpn);
-}
-
-/**
- * mrc_conn_hash_qpn() - give a socket a random QPN unique in its namespace
- * @mn: namespace state
- * @ms: the socket (not hashed yet)
- *
- * QPNs 0..15 are never used (MRC_QPN_EP and friends are reserved).
- *
- * Return: 0, or -EADDRNOTAVAIL if no free QPN was found.
- */
-int mrc_conn_hash_qpn(struct mrc_net *mn, struct mrc_sock *ms)
-{
-	int tries;
-	u32 qpn;
-
-	spin_lock_bh(&mn->conn_lock);
-	for (tries = 0; tries < 64; tries++) {
-		qpn = get_random_u32() & MRC_QPN_MASK;
-		if (qpn < 16 || mrc_qpn_lookup(mn, qpn))
-			continue;
-		ms->qpn = qpn;
-		ms->qpn_hashed = true;
-		hash_add_rcu(mn->qpn_hash, &ms->qpn_node, mrc_qpn_key(qpn));
-		mn->nconns++;
-		spin_unlock_bh(&mn->conn_lock);
-		return 0;
-	}
-	spin_unlock_bh(&mn->conn_lock);
-	return -EADDRNOTAVAIL;
-}
-
-/**
- * mrc_conn_for_peer() - run @fn on every connection to @peer, locked
- * @net: namespace
- * @peer: the peer's address
- * @fn: called with the connection's lock held and a queue for the skbs to
- *	send once it is dropped; returns true if the connection was the one
- *	the caller was looking for
- * @arg: passed to @fn
- *
- * Softirq. A walk of the whole QPN table: its callers (ICMPv6 errors,
- * port-status updates and their answers) are rare and name the peer, not
- * the connection. Sockets are freed after a grace period (SOCK_RCU_FREE);
- * each is held while locked.
- *
- * Return: how many calls of @fn returned true.
- */
-u32 mrc_conn_for_peer(struct net *net, const struct in6_addr *peer,
-		      bool (*fn)(struct mrc_sock *ms, void *arg,
-				 struct sk_buff_head *q),
-		      void *arg)
-{
-	struct mrc_net *mn = mrc_net(net);
-	struct sk_buff_head q;
-	struct mrc_sock *ms;
-	u32 n = 0;
-	int bkt;
-
-	rcu_read_lock();
-	hash_for_each_rcu(mn->qpn_hash, bkt, ms, qpn_node) {
-		if (!ipv6_addr_equal(peer, (struct in6_addr *)ms->peer.smrc_addr) ||
-		    !refcount_inc_not_zero(&ms->sk.sk_refcnt))
-			continue;
-		__skb_queue_head_init(&q);
-		spin_lock(&ms->lock);
-		if (fn(ms, arg, &q))
-			n++;
-		spin_unlock(&ms->lock);
-		mrc_xmit_queue(net, ms, &q);
-		sock_put(&ms->sk);
-	}
-	rcu_read_unlock();
-	return n;
-}
-
-static void mrc_conn_unhash(struct mrc_net *mn, struct mrc_sock *ms)
-{
-	spin_lock_bh(&mn->conn_lock);
-	if (ms->qpn_hashed) {
-		hash_del_rcu(&ms->qpn_node);
-		ms->qpn_hashed = false;
-		mn->nconns--;
-	}
-	if (ms->peer_hashed) {
-		hash_del_rcu(&ms->peer_node);
-		ms->peer_hashed = false;
-	}
-	spin_unlock_bh(&mn->conn_lock);
-}
-
 /**
  * mrc_mtu_for() - payload bytes per data packet on a path
  * @path_mtu: the largest IPv6 packet (header included) the path carries,
@@ -287,8 +162,6 @@ int mrc_conn_route(struct net *net, struct mrc_sock *ms)
 	return 0;
 }
 
-static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t);
-
 /**
  * mrc_conn_read_tclass() - the traffic classes of the socket's EV profile,
  * for the handshake packets it sends before its engine is set up (connect,
@@ -311,8 +184,7 @@ void mrc_conn_read_tclass(struct mrc_sock *ms)
 void mrc_conn_sock_init(struct mrc_sock *ms)
 {
 	spin_lock_init(&ms->lock);
-	hrtimer_init(&ms->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	ms->timer.function = mrc_timer_fn;
+	mrc_timer_init(ms);
 	INIT_LIST_HEAD(&ms->rxq);
 	INIT_LIST_HEAD(&ms->tx_page_cache);
 	INIT_LIST_HEAD(&ms->accept_q);
@@ -321,30 +193,6 @@ void mrc_conn_sock_init(struct mrc_sock *ms)
 	ms->tclass_data = (MRC_DSCP_DATA_DEFAULT << 2) | INET_ECN_ECT_0;
 	ms->tclass_ctl = MRC_DSCP_CTL_DEFAULT << 2;
 	mrc_tsq_init(ms);
-}
-
-/**
- * mrc_arm() - make the connection timer fire at @when, and only then
- * @ms: the socket (connection lock held, or the socket not yet shared)
- * @when: absolute CLOCK_MONOTONIC ns, or MRC_NO_DEADLINE: cancel
- */
-void mrc_arm(struct mrc_sock *ms, u64 when)
-{
-	if (ms->dead)
-		return;
-	if (when == MRC_NO_DEADLINE) {
-		/*
-		 * Nothing is due: a deadline left queued (a retransmission
-		 * timeout or tail-loss probe of a message the peer has since
-		 * acknowledged) would still fire, an interrupt and a pass
-		 * over the connection for nothing: 1.2 times per round trip
-		 * of a pingpong. Free when the timer is idle (a lockless
-		 * check); -1, harmlessly, from its own callback.
-		 */
-		hrtimer_try_to_cancel(&ms->timer);
-		return;
-	}
-	hrtimer_start(&ms->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
@@ -734,7 +582,7 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 	mrc_free_msgs(ms);
 	mrc_conn_free_arrays(ms);
 	spin_unlock_bh(&ms->lock);
-	mrc_conn_unhash(mn, ms);
+	mrc_lookup_unhash(mn, ms);
 	hrtimer_cancel(&ms->timer);
 	mrc_conn_destroy(pending);
 	if (conn) {
@@ -743,29 +591,6 @@ void mrc_conn_teardown(struct mrc_sock *ms)
 	}
 	if (was_up)
 		mrc_conn_updown(ms, false, 0);
-}
-
-/**
- * mrc_conn_deadline() - when the connection timer is due; connection lock
- * held
- * @ms: an established connection
- *
- * Return: the earliest of the engine's deadline and the socket's own
- * (linger, reset grace, local room, port status), or MRC_NO_DEADLINE.
- */
-u64 mrc_conn_deadline(const struct mrc_sock *ms)
-{
-	u64 t = mrc_conn_next_deadline(ms->conn);
-
-	if (ms->orphan && ms->linger_deadline)
-		t = min(t, ms->linger_deadline);
-	if (ms->reset_deadline)
-		t = min(t, ms->reset_deadline);
-	if (ms->room_deadline)
-		t = min(t, ms->room_deadline);
-	if (ms->ps_tries)
-		t = min(t, ms->ps_deadline);
-	return t;
 }
 
 /* Engine event -> socket. Connection lock held. */
@@ -877,88 +702,12 @@ void mrc_conn_drain(struct mrc_sock *ms, u64 now, struct sk_buff_head *q)
 	mrc_conn_port_status_due(ms, now, q);
 	if (mrc_orphan_done(ms, now))
 		return;
-	mrc_arm(ms, mrc_conn_deadline(ms));
+	mrc_timer_arm(ms, mrc_timer_deadline(ms));
 	/* The standard callbacks: poll, blocked calls, O_ASYNC's SIGIO. */
 	if (wake & MRC_WAKE_READ)
 		ms->sk.sk_data_ready(&ms->sk);
 	if (wake & MRC_WAKE_WRITE)
 		mrc_sock_write_space(&ms->sk);
-}
-
-/*
- * A timer that fires long after its expiry means this host did not run
- * (a busy or virtualised CPU): the acknowledgements that would have
- * cancelled the deadlines may be sitting unprocessed in a receive queue.
- * Declaring the packets lost now would turn the host's stall into path
- * failures (EVs ASSUMED_BAD, spurious retransmissions). Give the receive
- * path one grace period first; the deadline after it is final.
- */
-static bool mrc_timer_stalled(struct mrc_sock *ms, struct hrtimer *t, u64 now)
-{
-	u64 expiry = ktime_to_ns(hrtimer_get_expires(t));
-
-	if (ms->timer_stall_deferred || now < expiry ||
-	    now - expiry < MRC_K_STALL_NS) {
-		ms->timer_stall_deferred = false;
-		return false;
-	}
-	ms->timer_stall_deferred = true;
-	mrc_net_count(mrc_net(sock_net(&ms->sk)), MRC_CNT_TIMER_STALLS);
-	hrtimer_start(&ms->timer, ns_to_ktime(now + MRC_K_STALL_GRACE_NS),
-		      HRTIMER_MODE_ABS_SOFT);
-	return true;
-}
-
-static enum hrtimer_restart mrc_timer_fn(struct hrtimer *t)
-{
-	struct mrc_sock *ms = container_of(t, struct mrc_sock, timer);
-	struct net *net = sock_net(&ms->sk);
-	struct sk_buff_head q;
-	u32 rto;
-	u64 now;
-
-	__skb_queue_head_init(&q);
-	spin_lock(&ms->lock);
-	if (ms->dead)
-		goto out;
-	now = mrc_now();
-	switch (ms->state) {
-	case MRC_ST_CONNECTING:
-		if (now < ms->hs_deadline) {
-			mrc_arm(ms, ms->hs_deadline);
-			break;
-		}
-		if (ms->hs_tries >= MRC_HS_TRIES) {
-			mrc_net_count(mrc_net(net), MRC_CNT_CONN_TIMEDOUT);
-			mrc_sk_fail(ms, ETIMEDOUT);
-			break;
-		}
-		rto = min(MRC_HS_RTO_MS << ms->hs_tries, MRC_HS_RTO_MAX_MS);
-		ms->hs_tries++;
-		ms->hs_deadline = now + (u64)rto * NSEC_PER_MSEC;
-		mrc_conn_send_req(ms, MRC_EP_CONNECT, &q);
-		mrc_net_count(mrc_net(net), MRC_CNT_CONN_REQ_RTX);
-		mrc_arm(ms, ms->hs_deadline);
-		break;
-	case MRC_ST_ESTABLISHED:
-		if (mrc_timer_stalled(ms, t, now))
-			break;
-		if (now < mrc_conn_deadline(ms))
-			mrc_net_count(mrc_net(net), MRC_CNT_TIMER_IDLE);
-		mrc_conn_room_timer(ms, now);
-		mrc_conn_on_timer(ms->conn, now);
-		mrc_conn_drain(ms, now, &q);
-		break;
-	case MRC_ST_LISTEN:
-		mrc_listen_reap_idle(ms, now);
-		break;
-	default:
-		break;
-	}
-out:
-	spin_unlock(&ms->lock);
-	mrc_xmit_queue(net, ms, &q);
-	return HRTIMER_NORESTART;
 }
 
 /**
@@ -996,7 +745,7 @@ int mrc_conn_connect(struct mrc_sock *ms)
 	if (!err)
 		err = mrc_conn_build(ms, true, &conn);
 	if (!err) {
-		err = mrc_conn_hash_qpn(mn, ms);
+		err = mrc_lookup_hash(mn, ms);
 		if (err)
 			mrc_conn_unbuild(ms, conn);
 	}
@@ -1017,7 +766,7 @@ int mrc_conn_connect(struct mrc_sock *ms)
 	ms->hs_cookies = 0;
 	ms->hs_deadline = mrc_now() + MRC_HS_RTO_MS * NSEC_PER_MSEC;
 	mrc_conn_send_req(ms, MRC_EP_CONNECT, &q);
-	mrc_arm(ms, ms->hs_deadline);
+	mrc_timer_arm(ms, ms->hs_deadline);
 	spin_unlock_bh(&ms->lock);
 	mrc_net_count(mn, MRC_CNT_CONN_REQ_SENT);
 	mrc_xmit_queue(net, ms, &q);

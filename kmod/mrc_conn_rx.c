@@ -220,6 +220,7 @@ static void mrc_rx_count_consumed(struct mrc_sock *ms, struct mrc_net *mn,
 void mrc_rx_batch_init(struct mrc_rx_batch *b)
 {
 	b->ms = NULL;
+	b->hint = NULL;
 	b->drain = false;
 	__skb_queue_head_init(&b->q);
 }
@@ -248,6 +249,8 @@ void mrc_rx_batch_end(struct net *net, struct mrc_rx_batch *b)
 /**
  * mrc_conn_rcv() - a decoded packet for a connection (softirq, RCU)
  * @net: namespace of the UDP socket
+ * @ms: the connection @pkt's QPN names (mrc_lookup_rx(), in the caller's
+ *      RCU read section; no reference taken yet)
  * @skb: the packet (IPv6 header for the source check); freed by the
  *       caller, after a message took a reference to keep a payload in it
  * @pkt: decoded MRC packet
@@ -259,23 +262,17 @@ void mrc_rx_batch_end(struct net *net, struct mrc_rx_batch *b)
  *     by mrc_rx_batch_end(); a packet for another connection ends the
  *     batch first
  */
-void mrc_conn_rcv(struct net *net, struct sk_buff *skb, const struct mrc_pkt *pkt,
-		  int poff, u32 ev, u32 rx_flags, struct mrc_rx_batch *b)
+void mrc_conn_rcv(struct net *net, struct mrc_sock *ms, struct sk_buff *skb,
+		  const struct mrc_pkt *pkt, int poff, u32 ev, u32 rx_flags,
+		  struct mrc_rx_batch *b)
 {
 	struct mrc_net *mn = mrc_net(net);
 	bool data, fresh = false, hold = false;
 	struct mrc_rx_drops before = {};
 	struct mrc_msgbuf *mb;
 	u32 extra = 0;
-	struct mrc_sock *ms;
 	int v, err;
 
-	ms = b->ms && b->ms->qpn == pkt->bth.dest_qp ? b->ms :
-	     mrc_qpn_lookup(mn, pkt->bth.dest_qp);
-	if (!ms) {
-		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
-		return;
-	}
 	if (!ipv6_addr_equal(&ipv6_hdr(skb)->saddr,
 			     (struct in6_addr *)ms->peer.smrc_addr)) {
 		mrc_net_count(mn, MRC_CNT_RX_WRONG_SRC);

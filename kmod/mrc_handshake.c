@@ -28,12 +28,14 @@
 #include "mrc_conn_k.h"
 #include "mrc_ev_probe.h"
 #include "mrc_handshake.h"
+#include "mrc_lookup.h"
 #include "mrc_net.h"
 #include "mrc_output.h"
 #include "mrc_path.h"
 #include "mrc_port_status.h"
 #include "mrc_profile.h"
 #include "mrc_sock.h"
+#include "mrc_timer.h"
 
 /* The peer released its socket: our unacknowledged messages may still be
  * acknowledged by SACKs that left before its close request (other path).
@@ -192,7 +194,7 @@ static void mrc_child_start_work(struct work_struct *w)
 		if (!hrtimer_is_queued(&lst->timer) ||
 		    child->idle_deadline <
 		    ktime_to_ns(hrtimer_get_expires(&lst->timer)))
-			mrc_arm(lst, child->idle_deadline);
+			mrc_timer_arm(lst, child->idle_deadline);
 	}
 	list_add_tail(&child->accept_node, &lst->accept_q);
 	/* accept() may take and close it once the listener is unlocked. */
@@ -287,7 +289,7 @@ static void mrc_hs_req(struct net *net, const struct in6_addr *saddr,
 	if (!err)
 		err = mrc_conn_route(net, child);
 	if (!err)
-		err = mrc_conn_hash_qpn(mn, child);
+		err = mrc_lookup_hash(mn, child);
 	if (err) {
 		spin_unlock(&lst->lock);
 		mrc_net_count(mn, err == -ENOMEM ? MRC_CNT_RX_NOMEM :
@@ -324,7 +326,7 @@ static struct mrc_sock *mrc_hs_peer(struct mrc_net *mn, u32 qpn,
 				    const struct in6_addr *saddr,
 				    enum mrc_net_counter unknown)
 {
-	struct mrc_sock *ms = mrc_qpn_lookup(mn, qpn);
+	struct mrc_sock *ms = mrc_lookup_qpn(mn, qpn);
 
 	if (!ms) {
 		mrc_net_count(mn, unknown);

@@ -49,10 +49,11 @@
  *    transmit path never runs under it.
  *
  *  - mrc_net.conn_lock (spinlock, BH-safe): protects the QPN hash (demux
- *    key of every received packet) and the peer hash (duplicate connect
- *    requests). Readers (receive softirq) walk them under RCU only; the
- *    objects are sockets with SOCK_RCU_FREE, so a reader that found one can
- *    always take its connection lock and then checks mrc_sock.dead.
+ *    key of every received packet, mrc_lookup.c) and the peer hash
+ *    (duplicate connect requests). Readers (receive softirq) walk them
+ *    under RCU only; the objects are sockets with SOCK_RCU_FREE, so a
+ *    reader that found one can always take its connection lock and then
+ *    checks mrc_sock.dead.
  *
  *  - mrc_net.udp_mutex (mutex, process context only): creation of the
  *    per-namespace UDP socket on first use.

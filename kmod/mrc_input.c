@@ -44,11 +44,11 @@
 
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
-#include "mrc_conn_k.h"
 #include "mrc_conn_rx.h"
 #include "mrc_handshake.h"
 #include "mrc_icrc.h"
 #include "mrc_input.h"
+#include "mrc_lookup.h"
 #include "mrc_net.h"
 #include "mrc_pmtu.h"
 #include "mrc_sock.h"
@@ -262,6 +262,7 @@ static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 	struct mrc_net *mn = mrc_net(net);
 	u32 ev, hl, dflags, flags = 0;
 	u8 buf[MRC_RX_CTL_MAX], op;
+	struct mrc_sock *ms = NULL;
 	const u8 *data;
 	struct mrc_pkt pkt;
 	int err, poff;
@@ -307,10 +308,13 @@ static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 		mrc_net_count(mn, mrc_wire_err_counter(err));
 		return;
 	}
-	if (pkt.bth.dest_qp != MRC_QPN_EP &&
-	    !mrc_conn_qpn_known(mn, pkt.bth.dest_qp, b)) {
-		mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
-		return;
+	/* The packet's one lookup: the socket found is the one it goes to. */
+	if (pkt.bth.dest_qp != MRC_QPN_EP) {
+		ms = mrc_lookup_rx(mn, pkt.bth.dest_qp, b);
+		if (!ms) {
+			mrc_net_count(mn, MRC_CNT_RX_UNKNOWN_QPN);
+			return;
+		}
 	}
 	if (!(flags & MRC_RXF_TRIMMED) &&
 	    !mrc_rx_icrc_ok(ih, skb, off, len, data)) {
@@ -325,7 +329,7 @@ static void mrc_rx_one(struct net *net, struct sk_buff *skb, int off,
 		mrc_rx_batch_end(net, b);
 		mrc_conn_rcv_ep(net, skb, &pkt);
 	} else {
-		mrc_conn_rcv(net, skb, &pkt, poff, ev, flags, b);
+		mrc_conn_rcv(net, ms, skb, &pkt, poff, ev, flags, b);
 	}
 }
 
@@ -354,6 +358,8 @@ static void mrc_rx_flowcell(struct net *net, struct sk_buff *skb, int off,
 	while (len) {
 		n = min(len, seg);
 		mrc_rx_one(net, skb, off, n, ip6, ih, b);
+		/* mrc_rx_elsewhere() looked at the first packet only. */
+		b->hint = NULL;
 		off += n;
 		len -= n;
 	}
@@ -363,8 +369,11 @@ static void mrc_rx_flowcell(struct net *net, struct sk_buff *skb, int off,
  * The MRC packets of a datagram that mrc_udp_rcv() checked (addresses,
  * extension headers, UDP length), a flowcell's or one; @skb consumed. In
  * the receive softirq, or with BHs off in mrc_rx_deferred(); under RCU.
+ * @hint: the connection mrc_rx_elsewhere() found for the first packet in
+ * this same RCU read section (no reference), or NULL.
  */
-static void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
+static void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb,
+			     struct mrc_sock *hint)
 {
 	const struct ipv6hdr *ip6 = ipv6_hdr(skb);
 	const struct udphdr *uh = udp_hdr(skb);
@@ -381,6 +390,7 @@ static void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
 				      skb_transport_offset(skb) -
 				      skb_network_offset(skb) - sizeof(*ip6));
 	mrc_rx_batch_init(&b);
+	b.hint = hint;
 	if (skb_is_gso(skb))
 		mrc_rx_flowcell(net, skb, off, len, ip6, &ih, &b);
 	else
@@ -398,12 +408,14 @@ static void mrc_udp_rcv_pkts(struct net *net, struct sk_buff *skb)
  * (mrc_rx_deferred()). Only the first packet's BTH is looked at (a
  * flowcell is one connection's; a stray packet is checked where it is
  * processed). Never a drop: with the queue or the backlog full, or no
- * owner, the datagram is processed here, at once.
+ * owner, the datagram is processed here, at once, and the connection
+ * found here is *@found, so that its first packet is not looked up again
+ * (no reference: valid in the caller's RCU read section).
  *
  * Return: true if @skb went to another CPU or a socket's backlog.
  */
 static bool mrc_rx_elsewhere(struct net *net, struct sk_buff *skb, int off,
-			     u32 len)
+			     u32 len, struct mrc_sock **found)
 {
 	bool queued = false;
 	struct mrc_sock *ms;
@@ -412,6 +424,7 @@ static bool mrc_rx_elsewhere(struct net *net, struct sk_buff *skb, int off,
 	const u8 *bth;
 	u32 qpn;
 
+	*found = NULL;
 	bth = len >= MRC_BTH_LEN ?
 	      skb_header_pointer(skb, off, MRC_BTH_LEN, buf) : NULL;
 	if (!bth)
@@ -420,7 +433,7 @@ static bool mrc_rx_elsewhere(struct net *net, struct sk_buff *skb, int off,
 	qpn = (u32)bth[5] << 16 | (u32)bth[6] << 8 | bth[7];
 	if (qpn == MRC_QPN_EP)
 		return false;
-	ms = mrc_qpn_lookup(mrc_net(net), qpn);
+	ms = mrc_lookup_qpn(mrc_net(net), qpn);
 	if (!ms || !refcount_inc_not_zero(&ms->sk.sk_refcnt))
 		return false;
 	if (mrc_steer_rx(net, ms, skb, len))
@@ -435,6 +448,8 @@ static bool mrc_rx_elsewhere(struct net *net, struct sk_buff *skb, int off,
 	sock_put(sk);
 	if (queued)
 		mrc_net_count(mrc_net(net), MRC_CNT_RX_BACKLOG);
+	else
+		*found = ms;
 	return queued;
 }
 
@@ -452,7 +467,13 @@ int mrc_rx_deferred(struct sock *sk, struct sk_buff *skb)
 {
 	local_bh_disable();
 	rcu_read_lock();
-	mrc_udp_rcv_pkts(sock_net(sk), skb);
+	/*
+	 * Looked up again, not taken from mrc_rx_elsewhere(): that lookup
+	 * was in the receive softirq's RCU read section, the datagram has
+	 * waited since (in a backlog, in another CPU's queue) and its
+	 * connection may have been torn down meanwhile (RxUnknownQpn).
+	 */
+	mrc_udp_rcv_pkts(sock_net(sk), skb, NULL);
 	rcu_read_unlock();
 	local_bh_enable();
 	return 0;
@@ -468,6 +489,7 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	struct net *net = sock_net(usk);
 	struct mrc_net *mn = mrc_net(net);
 	enum mrc_net_counter cnt;
+	struct mrc_sock *found;
 	struct ipv6hdr *ip6;
 	struct udphdr *uh;
 	int off;
@@ -511,8 +533,8 @@ static void mrc_udp_rcv(struct sock *usk, struct sk_buff *skb)
 	 * through it a device of a namespace going away).
 	 */
 	skb_dst_drop(skb);
-	if (!mrc_rx_elsewhere(net, skb, off, len))
-		mrc_udp_rcv_pkts(net, skb);
+	if (!mrc_rx_elsewhere(net, skb, off, len, &found))
+		mrc_udp_rcv_pkts(net, skb, found);
 	return;
 drop:
 	mrc_net_count(mn, MRC_CNT_RX_PKTS);

@@ -19,6 +19,7 @@
 #include "mrc_net.h"
 #include "mrc_output.h"
 #include "mrc_sock.h"
+#include "mrc_timer.h"
 
 /* A closed socket waits this long for the peer's close request. */
 #define MRC_K_LINGER_NS		(2 * NSEC_PER_SEC)
@@ -101,7 +102,7 @@ void mrc_listen_reap_idle(struct mrc_sock *lst, u64 now)
 		INIT_WORK(&child->destroy_work, mrc_idle_child_work);
 		queue_work(mrc_wq, &child->destroy_work);
 	}
-	mrc_arm(lst, next);
+	mrc_timer_arm(lst, next);
 }
 
 /* The last message of a lingering close completed (or failed). */

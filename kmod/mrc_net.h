@@ -148,8 +148,8 @@ struct socket;
  *                         in this host's queues reached
  *                         net.mrc.limit_output_bytes (mrc_tsq.c)
  * @MRC_CNT_TIMER_IDLE:    connection timer expiries that found nothing
- *                         due (a stale deadline: mrc_arm() cancels the
- *                         timer when nothing is)
+ *                         due (a stale deadline: mrc_timer_arm() cancels
+ *                         the timer when nothing is)
  * @MRC_CNT_TX_PAGES_REUSED: pages of messages sent that came from their
  *                         socket's cache of completed messages' pages
  *                         instead of the page allocator (mrc_mem.c)

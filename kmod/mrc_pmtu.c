@@ -42,6 +42,7 @@
 
 #include "mrc_impl.h"
 #include "mrc_conn_k.h"
+#include "mrc_lookup.h"
 #include "mrc_net.h"
 #include "mrc_pmtu.h"
 #include "mrc_sock.h"
@@ -104,7 +105,7 @@ static bool mrc_pmtu_one(struct mrc_sock *ms, void *arg,
  * The quote is cut short (ICMPv6 carries at most 1232 bytes of it): its
  * headers are decoded as a trimmed packet's. Every established connection
  * to @daddr whose peer QPN the quote names and that sent the quoted PSN
- * lately takes the lower MTU (mrc_conn_for_peer(): reports are rare and
+ * lately takes the lower MTU (mrc_lookup_for_peer(): reports are rare and
  * cheap to check).
  */
 void mrc_pmtu_report(struct net *net, const struct sk_buff *skb,
@@ -128,7 +129,7 @@ void mrc_pmtu_report(struct net *net, const struct sk_buff *skb,
 	a.pkt = &pkt;
 	a.inner = max_t(u32, mtu, IPV6_MIN_MTU) - encap;
 	a.pay = mrc_mtu_for(a.inner);
-	if (mrc_conn_for_peer(net, daddr, mrc_pmtu_one, &a)) {
+	if (mrc_lookup_for_peer(net, daddr, mrc_pmtu_one, &a)) {
 		mrc_net_count(mn, MRC_CNT_PTB);
 		return;
 	}

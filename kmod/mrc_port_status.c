@@ -18,12 +18,13 @@
  *
  * Locking: each function below runs with the named connection's lock held
  * (ms->lock), taken by its caller: the plane notifier, the connection's
- * timer, or the receive softirq through mrc_conn_for_peer().
+ * timer, or the receive softirq through mrc_lookup_for_peer().
  */
 #include <linux/skbuff.h>
 
 #include "mrc_impl.h"
 #include "mrc_conn_k.h"
+#include "mrc_lookup.h"
 #include "mrc_net.h"
 #include "mrc_output.h"
 #include "mrc_path.h"
@@ -234,8 +235,8 @@ void mrc_conn_peer_ports(struct net *net, const struct in6_addr *saddr,
 	struct mrc_net *mn = mrc_net(net);
 	u32 n;
 
-	n = mrc_conn_for_peer(net, saddr, req ? mrc_peer_ports_one :
-			      mrc_peer_ports_acked_one, (void *)ep);
+	n = mrc_lookup_for_peer(net, saddr, req ? mrc_peer_ports_one :
+				mrc_peer_ports_acked_one, (void *)ep);
 	if (!n)
 		mrc_net_count(mn, MRC_CNT_PORT_STATUS_UNMATCHED);
 	else if (req)

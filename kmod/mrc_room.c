@@ -17,6 +17,7 @@
 #include "mrc_output.h"
 #include "mrc_room.h"
 #include "mrc_sock.h"
+#include "mrc_timer.h"
 
 /*
  * A plane whose local queue (qdisc, device) refused a packet gets no new
@@ -121,7 +122,7 @@ void mrc_conn_local_drops(struct mrc_sock *ms, const struct mrc_local_drop *d,
 	if (q)
 		mrc_conn_drain(ms, now, q);
 	else
-		mrc_arm(ms, mrc_conn_deadline(ms));
+		mrc_timer_arm(ms, mrc_timer_deadline(ms));
 out:
 	spin_unlock(&ms->lock);
 }
@@ -155,7 +156,7 @@ void mrc_conn_local_congestion(struct mrc_sock *ms, u32 pkts, u32 bytes,
 		goto out;
 	mrc_net_add(mrc_net(sock_net(&ms->sk)), MRC_CNT_TX_LOCAL_CN, pkts);
 	mrc_conn_close_room(ms, now, planes, full);
-	mrc_arm(ms, mrc_conn_deadline(ms));
+	mrc_timer_arm(ms, mrc_timer_deadline(ms));
 out:
 	spin_unlock(&ms->lock);
 }

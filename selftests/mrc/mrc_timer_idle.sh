@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A connection's timer fires only when something is due (issue 12: "hrtimers
-# re-armed only when the deadline moves"; kmod/mrc_conn_k.c, mrc_arm()).
+# re-armed only when the deadline moves"; kmod/mrc_timer.c, mrc_timer_arm()).
 # A pingpong leaves nothing in flight between round trips: every message is
 # acknowledged before the reply comes. A retransmission or tail-loss-probe
 # deadline left queued then fires for nothing, a timer interrupt and a pass
