@@ -605,8 +605,9 @@ void mrc_ev_destroy(struct mrc_ev_mgr *m)
  * flight measure what a plane holds, not what it was given: a plane that
  * drains faster (shorter queue) runs lower and takes the turns the others
  * are denied, until the queues are even. With every plane alike the
- * limit sits above the spread a flowcell's grain makes, and nothing is
- * passed over.
+ * limit only catches a plane that a run of picks put ahead by more than
+ * the slack; that plane waits a turn, and each plane still carries a
+ * quarter (EvBalanceTest.AlikePlanesCarryAlike).
  */
 static u32 ev_balance_limit(const struct mrc_ev_mgr *m)
 {
