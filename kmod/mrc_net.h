@@ -324,7 +324,7 @@ struct mrc_net_mib {
  *              whatever the rate; mrc_conn_burst_autosize());
  *              read by every transmit pass (READ_ONCE)
  * @failover:   sysctl net.mrc.failover: the engine's failover rules, enum
- *              mrc_failover bits (15: all, the default; 0: none, every
+ *              mrc_failover bits (31: all, the default; 0: none, every
  *              EV judged alone and every loss cutting the window); read
  *              when a connection's engine is built (READ_ONCE)
  * @hs_guard:   the stateless answers' rate (mrc_hs_guard.c; its own lock)

@@ -507,6 +507,29 @@ profile_counter_deltas() {
 		  else printf "  %-44s %12.0f\n", $1, d }' "$1" "$2"
 }
 
+# The flat profile of perf data @1: by symbol (self, then with callees), and
+# who calls the hottest leaves (copies, zeroing, CRC, allocation, the clock):
+# the call chains of each of the top self symbols but the idle loop.
+profile_report() {
+	local data=$1
+	echo "## by symbol (self)"
+	perf report -i "$data" --stdio --no-children --sort sym -g none 2>/dev/null |
+		grep -v '^#' | grep -v '^$' | head -n "${BENCH_PROFILE_TOP:-45}"
+	echo "## by symbol (with callees)"
+	perf report -i "$data" --stdio --children --sort sym -g none 2>/dev/null |
+		grep -v '^#' | grep -v '^$' | head -n "${BENCH_PROFILE_TOP:-45}"
+	echo "## callers of the top symbols"
+	perf report -i "$data" --stdio --no-children --sort sym -g none 2>/dev/null |
+		awk '$1 ~ /%$/ && $3 != "native_safe_halt" { print $3 }' |
+		head -n "${BENCH_PROFILE_CALLERS:-8}" |
+		while read -r sym; do
+			perf report -i "$data" --stdio --no-children --sort sym \
+				--symbols="$sym" -g caller,0.5,callee,function,percent \
+				--max-stack 12 2>/dev/null | grep -v '^#' | grep -v '^$' |
+				head -n 60
+		done
+}
+
 # ---- BENCH_PROFILE=1 (make bench-profile): where the cycles go. perf samples
 # every CPU of the guest (software clock: TCG has no PMU) while one unshaped
 # bulk run of a column moves data; the report is the flat profile by symbol
@@ -545,31 +568,110 @@ profile_cell() {
 		echo "## by object"
 		perf report -i "$data" --stdio --no-children --sort dso 2>/dev/null |
 			grep -v '^#' | grep -v '^$' | head -n 15
-		echo "## by symbol (self)"
-		perf report -i "$data" --stdio --no-children --sort sym -g none 2>/dev/null |
-			grep -v '^#' | grep -v '^$' | head -n "${BENCH_PROFILE_TOP:-45}"
-		echo "## by symbol (with callees)"
-		perf report -i "$data" --stdio --children --sort sym -g none 2>/dev/null |
-			grep -v '^#' | grep -v '^$' | head -n "${BENCH_PROFILE_TOP:-45}"
-		# Who calls the hottest leaves (copies, zeroing, CRC, allocation):
-		# the call chains of each of the top self symbols but the idle loop.
-		echo "## callers of the top symbols"
-		perf report -i "$data" --stdio --no-children --sort sym -g none 2>/dev/null |
-			awk '$1 ~ /%$/ && $3 != "native_safe_halt" { print $3 }' |
-			head -n "${BENCH_PROFILE_CALLERS:-8}" |
-			while read -r sym; do
-				perf report -i "$data" --stdio --no-children --sort sym \
-					--symbols="$sym" -g caller,0.5,callee,function,percent \
-					--max-stack 12 2>/dev/null | grep -v '^#' | grep -v '^$' |
-					head -n 60
-			done
+		profile_report "$data"
 	} >"$rep"
 	log "profile $col: $rep"
+}
+# ---- BENCH_PROFILE=1, pingpong: what one 64-byte round trip costs. One
+# pingpong run per column under perf stat, counting the kernel's own
+# tracepoints on every CPU (wakeups, context switches, timer arms, softirq
+# passes by vector, workqueue items, lock contention, packets handed to a
+# device anywhere in the fabric, system calls), with the hosts' skb and
+# MRC counters around it; each count divided by the run's round trips.
+# A second run under perf record gives the flat profile of a round trip.
+pp_events="sched:sched_wakeup sched:sched_switch timer:hrtimer_start timer:timer_start
+	irq:softirq_raise workqueue:workqueue_execute_start lock:contention_begin
+	net:net_dev_xmit net:netif_receive_skb raw_syscalls:sys_enter"
+profile_pingpong_cell() {
+	local col=$1 rep=$out/profile-pingpong-$1.txt n=${BENCH_PROFILE_PINGS:-2000}
+	local ev evs=() js=$raw/profile-pingpong-$1.json rt
+	for ev in $pp_events; do
+		[ -d "/sys/kernel/tracing/events/${ev/://}" ] && evs+=(-e "$ev")
+	done
+	# Run 1, the counts: perf stat, the hosts' counters, /proc/softirqs.
+	profile_counters >"$raw/counters-pp-$col.before"
+	cat /proc/softirqs >"$raw/softirqs-pp-$col.before"
+	# shellcheck disable=SC2046 # target's words
+	perf stat -a -x, "${evs[@]}" -o "$raw/perfstat-pp-$col.csv" -- \
+		ip netns exec "$HA" "$perf" pingpong $(target "$col") --json -q --connect-timeout 5 \
+		-k "$n" -l 64 >"$js" 2>"$raw/perfstat-pp-$col.err"
+	cat /proc/softirqs >"$raw/softirqs-pp-$col.after"
+	profile_counters >"$raw/counters-pp-$col.after"
+	rt=$(grep -o '"count":[0-9]*' "$js" | tail -n 1 | cut -d: -f2)
+	# Run 2, traced: which hrtimers a round trip arms and fires (their
+	# callbacks) and MRC's packets as sent, into the ring buffer (8 MiB per
+	# CPU). Tracing slows the guest several times over: its timings are
+	# not the pingpong's, its counts are.
+	echo 0 >"$T/tracing_on"
+	echo 8192 >"$T/buffer_size_kb"
+	echo >"$T/trace"
+	echo 1 >"$T/events/timer/hrtimer_start/enable"
+	echo 1 >"$T/events/timer/hrtimer_expire_entry/enable"
+	[ -d "$T/events/mrc/mrc_pkt_sent" ] && echo 1 >"$T/events/mrc/mrc_pkt_sent/enable"
+	echo 1 >"$T/tracing_on"
+	# shellcheck disable=SC2046 # target's words
+	ip netns exec "$HA" "$perf" pingpong $(target "$col") --json -q --connect-timeout 5 \
+		-k "$n" -l 64 >"$raw/profile-pingpong-trace-$col.json" 2>>"$raw/perfstat-pp-$col.err"
+	echo 0 >"$T/tracing_on"
+	echo 0 >"$T/events/timer/hrtimer_start/enable"
+	echo 0 >"$T/events/timer/hrtimer_expire_entry/enable"
+	[ -d "$T/events/mrc/mrc_pkt_sent" ] && echo 0 >"$T/events/mrc/mrc_pkt_sent/enable"
+	cat "$T/trace" >"$raw/hrtimers-pp-$col.txt"
+	echo >"$T/trace"
+	# Run 3: where the cycles go.
+	# shellcheck disable=SC2046 # target's words
+	perf record -q -e cpu-clock -F "${BENCH_PROFILE_HZ:-499}" -a -g -o "$raw/perf-pp-$col.data" -- \
+		ip netns exec "$HA" "$perf" pingpong $(target "$col") --json -q --connect-timeout 5 \
+		-k "$n" -l 64 >"$raw/profile-pingpong-rec-$col.json" 2>>"$raw/perfstat-pp-$col.err"
+	{
+		echo "# $col: pingpong 64 B, $n round trips, perf stat of tracepoints on all CPUs"
+		echo "\"round_trips\":${rt:-0}"
+		grep -o '"p50":[0-9.]*' "$js" | head -n 1
+		echo "## per round trip: kernel events (perf stat, all CPUs)"
+		awk -F, -v rt="${rt:-0}" '$1 ~ /^[0-9]+$/ && rt > 0 {
+			printf "  %-44s %12d  %8.2f/rt\n", $3, $1, $1 / rt }' \
+			"$raw/perfstat-pp-$col.csv"
+		echo "## per round trip: softirq passes by vector (/proc/softirqs, all CPUs)"
+		awk -v rt="${rt:-0}" 'NR == FNR { s = 0; for (i = 2; i <= NF; i++) s += $i
+			before[$1] = s; next }
+			$1 ~ /:$/ { s = 0; for (i = 2; i <= NF; i++) s += $i; d = s - before[$1]
+			if (d > 0 && rt > 0) printf "  %-44s %12d  %8.2f/rt\n", $1, d, d / rt }' \
+			"$raw/softirqs-pp-$col.before" "$raw/softirqs-pp-$col.after"
+		echo "## per round trip: skbs by interface and MRC counters (deltas)"
+		profile_counter_deltas "$raw/counters-pp-$col.before" "$raw/counters-pp-$col.after" |
+			awk -v rt="${rt:-0}" 'rt > 0 { printf "  %-44s %12d  %8.2f/rt\n", $1, $2, $2 / rt }'
+		echo "## per round trip: hrtimers started and expired, by callback (a second, traced run)"
+		awk -v rt="${rt:-0}" 'match($0, /(hrtimer_start|hrtimer_expire_entry):.*function=[^ ]+/) {
+			e = substr($0, RSTART, RLENGTH); sub(/:.*function=/, " ", e); n[e]++ }
+			END { for (e in n) if (rt > 0)
+				printf "  %-44s %12d  %8.2f/rt\n", e, n[e], n[e] / rt }' \
+			"$raw/hrtimers-pp-$col.txt" | sort -k3 -rn
+		# MRC: a host's turnaround, from the SACK it sends for a request
+		# (at its arrival) to the data it sends next (the reply).
+		echo "## MRC only: from a host's SACK to its next data packet, us (traced run, slowed)"
+		grep -o '"p50":[0-9.]*' "$raw/profile-pingpong-trace-$col.json" | head -n 1
+		awk 'match($0, / [0-9]+\.[0-9]+: mrc_pkt_sent: netns=[0-9]+ .* kind=[a-z]+/) {
+			split(substr($0, RSTART, RLENGTH), f, /[ :=]+/)
+			t = f[2]; ns = f[5]; k = f[length(f)]
+			if (k == "sack" && !(ns in since)) since[ns] = t
+			else if (k == "data" && (ns in since)) {
+				printf "%.1f\n", (t - since[ns]) * 1e6; delete since[ns] } }' \
+			"$raw/hrtimers-pp-$col.txt" | sort -n | awk '{ d[NR] = $1 }
+			END { if (NR) printf "  sack-to-data gaps %d: p10 %.0f p50 %.0f p90 %.0f\n",
+				NR, d[int(NR / 10) + 1], d[int(NR / 2) + 1], d[int(NR * 9 / 10) + 1] }'
+		echo "# the profile below: a third run of $n round trips under perf record"
+		grep -o '"p50":[0-9.]*' "$raw/profile-pingpong-rec-$col.json" | head -n 1
+		profile_report "$raw/perf-pp-$col.data"
+	} >"$rep"
+	log "profile pingpong $col: $rep"
 }
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 	echo 0 >/proc/sys/kernel/kptr_restrict
 	echo -1 >/proc/sys/kernel/perf_event_paranoid
-	for c in ${BENCH_PROFILE_COLS:-tcp mptcp mrc}; do profile_cell "$c"; done
+	for c in ${BENCH_PROFILE_COLS:-tcp mptcp mrc}; do
+		profile_cell "$c"
+		profile_pingpong_cell "$c"
+	done
 	teardown
 	exit 0
 fi

@@ -30,11 +30,12 @@ for a in "$@"; do
 	--smoke) smoke=1 ;;
 	--profile)
 		# One boot, the bench's fabric, perf around one unshaped bulk
-		# run per column; the flat profiles are the result, no table.
+		# run and one pingpong per column; the flat profiles and the
+		# pingpong's events per round trip are the result, no table.
 		mkdir -p "$top/build/bench-profile"
 		env="BENCH_OUT=/mrc/build/bench-profile BENCH_PROFILE=1 "
 		for v in BENCH_DURATION BENCH_PROFILE_COLS BENCH_PROFILE_HZ BENCH_PROFILE_TOP \
-			BENCH_PROFILE_CALLERS; do
+			BENCH_PROFILE_CALLERS BENCH_PROFILE_PINGS; do
 			[ -n "${!v:-}" ] && env+="$v='${!v}' "
 		done
 		rm -f "$top"/build/bench-profile/profile-*.txt
@@ -49,6 +50,16 @@ for a in "$@"; do
 			if ! grep -q '"goodput_mbps":[1-9]' "$f" 2>/dev/null ||
 				! grep -Eq "\[k\] ${c}_" "$f"; then
 				echo "bench-profile: $c: no profile with its goodput and ${c}_* symbols in $f" >&2
+				bad=1
+			else
+				echo "bench-profile: $f"
+			fi
+			# The pingpong's: round trips made, and the kernel's
+			# events counted per round trip.
+			f=$top/build/bench-profile/profile-pingpong-$c.txt
+			if ! grep -q '"round_trips":[1-9]' "$f" 2>/dev/null ||
+				! grep -q 'sched:sched_wakeup .*/rt' "$f"; then
+				echo "bench-profile: $c: no pingpong round trips or wakeups per round trip in $f" >&2
 				bad=1
 			else
 				echo "bench-profile: $f"
