@@ -630,18 +630,23 @@ bool mrc_conn_tx_recent(const struct mrc_conn *conn, u32 psn)
  *
  * Down: the plane's EVs are masked (they keep their states) and every
  * packet in flight on it is queued for retransmission on the other planes
- * at once, without EV penalty or retry budget. Up: the EVs are used again.
+ * at once, without EV penalty or retry budget; the RTO widens by the
+ * queueing delay the planes left will add (mrc_req_plane_down()). Up: the
+ * EVs are used again.
  *
  * Return: MRC_OK or MRC_E_INVAL.
  */
 int mrc_conn_set_plane_up(struct mrc_conn *conn, u64 now, u8 plane, bool up)
 {
+	bool was_up;
+
 	if (plane >= conn->cfg.n_planes)
 		return MRC_E_INVAL;
 	conn_tick(conn, now);
+	was_up = (conn->evm.plane_up >> plane) & 1u;
 	mrc_ev_set_plane_up(&conn->evm, now, plane, up);
 	if (!up)
-		mrc_req_plane_down(conn, plane);
+		mrc_req_plane_down(conn, plane, was_up);
 	return MRC_OK;
 }
 

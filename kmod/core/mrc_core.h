@@ -425,7 +425,7 @@ void mrc_loss_on_spurious(struct mrc_conn *c);
 void mrc_loss_tlp_arm(struct mrc_conn *c, u64 now);
 void mrc_loss_tlp_fire(struct mrc_conn *c, u64 now);
 u64 mrc_loss_deadline(const struct mrc_conn *c);
-void mrc_req_plane_down(struct mrc_conn *c, u8 plane);
+void mrc_req_plane_down(struct mrc_conn *c, u8 plane, bool was_up);
 int mrc_req_on_local_drop(struct mrc_conn *c, u64 now, u32 psn, u32 ev);
 int mrc_req_set_mtu(struct mrc_conn *c, u32 mtu);
 u64 mrc_req_deadline(const struct mrc_conn *c);

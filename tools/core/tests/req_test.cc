@@ -1294,6 +1294,84 @@ TEST_F(ReqTest, PlaneDownRetransmitsInFlightElsewhere) {
     EXPECT_EQ(mrc_conn_get_plane(c_, 2, &pi), MRC_E_INVAL);
 }
 
+// The window's bytes drain through one plane fewer once a plane is down:
+// the queueing part of the RTT grows by 1/(planes left) before any
+// sample shows it. Planes whose queues are alike (spraying, the balance
+// rule) leave rttvar far below that growth, and the RTO armed on the next
+// packets fired before their acknowledgment (the bench's plane-down cell:
+// dozens of spurious timeouts at once). A plane down widens rttvar by it.
+TEST_F(ReqTest, PlaneDownWidensTheRtoByTheQueueingDelayItAdds) {
+    const mrc_conn_cfg two = cfg_;
+    mrc_conn_cfg_init(&cfg_, 4);
+    cfg_.local_conn_id = two.local_conn_id;
+    cfg_.peer_conn_id = two.peer_conn_id;
+    cfg_.mtu = two.mtu;
+    cfg_.mpr = two.mpr;
+    cfg_.ev_per_plane = two.ev_per_plane;
+    cfg_.ev_active_per_plane = two.ev_active_per_plane;
+    cfg_.ev_min_active = two.ev_min_active;
+    cfg_.rto_exp = two.rto_exp;  // 131 us: srtt + 4 rttvar rules
+    cfg_.probe_interval_ns = two.probe_interval_ns;
+    cfg_.cc_algo = two.cc_algo;
+    cfg_.cc.fixed_wnd_bytes = two.cc.fixed_wnd_bytes;
+    create();
+    constexpr u64 kBase = 100 * kUs, kQueued = 1200 * kUs;
+    u64 t = 1000;
+    u32 psn = 0;
+    // One sample of the base RTT (the min), then a long run of samples
+    // through queues alike: srtt 1.2 ms, rttvar next to nothing.
+    auto sample = [&](u64 rtt) {
+        ASSERT_EQ(mrc_conn_send(c_, t, 1024, 0, 0, psn, nullptr), MRC_OK);
+        auto d = poll(t);
+        ASSERT_EQ(d.size(), 1u);
+        mrc_pkt s = sack(psn);
+        s.sack.ack_psn_off = 0;
+        s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
+        t += rtt;
+        rx(t, s);
+        events();  // the completion frees its send slot
+        psn++;
+        t += 10 * kUs;
+    };
+    sample(kBase);
+    for (int i = 0; i < 400; i++) sample(kQueued);
+    ASSERT_NEAR(static_cast<double>(c_->req.srtt_ns), kQueued, 5 * kUs);
+    ASSERT_LT(mrc_req_rto(c_), kQueued + 100 * kUs);
+
+    // Plane 0 goes: the 1.1 ms of queue now drains through 3 planes.
+    const u64 after = kBase + (kQueued - kBase) * 4 / 3;
+    ASSERT_EQ(mrc_conn_set_plane_up(c_, t, 0, false), MRC_OK);
+    EXPECT_GE(mrc_req_rto(c_), after + 2 * (after - kQueued));
+    // A repeated notification is not a second plane lost.
+    const u64 rto_down = mrc_req_rto(c_);
+    ASSERT_EQ(mrc_conn_set_plane_up(c_, t, 0, false), MRC_OK);
+    EXPECT_EQ(mrc_req_rto(c_), rto_down);
+
+    // The next packet, acknowledged after the longer queue, does not
+    // time out on the way.
+    ASSERT_EQ(mrc_conn_send(c_, t, 1024, 0, 0, psn, nullptr), MRC_OK);
+    auto d = poll(t);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_NE(d[0].plane, 0);
+    mrc_conn_on_timer(c_, t + after);
+    EXPECT_TRUE(poll(t + after).empty());
+    EXPECT_EQ(stats().timeouts, 0u);
+    mrc_pkt s = sack(psn);
+    s.sack.ack_psn_off = 0;
+    s.sack.cc.echoed_ts = d[0].pkt.tseth.tx_ts;
+    rx(t + after, s);
+    EXPECT_EQ(stats().timeouts, 0u);
+    EXPECT_EQ(stats().inflight_pkts, 0u);
+
+    // A flapping port widens it again at each loss, up to srtt.
+    for (int i = 0; i < 20; i++) {
+        ASSERT_EQ(mrc_conn_set_plane_up(c_, t + after, 1, false), MRC_OK);
+        ASSERT_EQ(mrc_conn_set_plane_up(c_, t + after, 1, true), MRC_OK);
+    }
+    EXPECT_LE(c_->req.rttvar_ns, c_->req.srtt_ns);
+    EXPECT_GT(mrc_req_rto(c_), rto_down);
+}
+
 TEST_F(ReqTest, RoomMaskBlocksAndResumes) {
     create();
     ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 4, 0, 0, 1, nullptr), MRC_OK);
