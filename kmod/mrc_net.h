@@ -168,7 +168,7 @@ struct socket;
  *                         flight
  * @MRC_CNT_TX_FLOWCELLS_IN_PLACE: flowcells sent from their message's own
  *                         pages, laid out as on the wire at sendmsg(),
- *                         without a copy into frags (mrc_output.c)
+ *                         without a copy into frags (mrc_tx_skb.c)
  * @MRC_CNT_TX_FLOWCELLS_AUTOSIZED: flowcells cut shorter than their EV
  *                         profile's burst: net.mrc.tx_burst_autosize_us of
  *                         one plane's share of the connection's rate was
@@ -315,7 +315,7 @@ struct mrc_net_mib {
  * @tx_in_place: sysctl net.mrc.tx_in_place: 1 lays a message of more than
  *              one packet out as on the wire at sendmsg() and sends its
  *              flowcells from those pages, 0 copies every flowcell into
- *              the socket's frag ring (mrc_output.c); read per sendmsg()
+ *              the socket's frag ring (mrc_tx_skb.c); read per sendmsg()
  *              (READ_ONCE)
  * @tx_burst_autosize_us: sysctl net.mrc.tx_burst_autosize_us: a flowcell
  *              lasts at most this long at one plane's share of its

@@ -21,7 +21,7 @@
 #    RxFlowcells (GSO skbs taken apart in place) at least one per 64
 #    packets hA sent (half the flowcells the default burst of 32 makes),
 #    none with burst 1;
-#  - flowcells go from their message's own pages (mrc_output.c, laid out
+#  - flowcells go from their message's own pages (mrc_tx_skb.c, laid out
 #    as on the wire at sendmsg()): hA's TxFlowcellsInPlace above 0 and at
 #    least half of hB's RxFlowcells (retransmissions are copied), 0 with
 #    burst 1; one more srh transfer with net.mrc.tx_in_place 0 sends none
