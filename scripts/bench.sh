@@ -45,25 +45,25 @@ for a in "$@"; do
 		# resolved the transport's own kernel symbols (mrc.ko's from
 		# /proc/kallsyms): tcp_*, mptcp_*, mrc_* among the hot ones.
 		bad=0
-		for c in ${BENCH_PROFILE_COLS:-tcp mptcp mrc}; do
-			f=$top/build/bench-profile/profile-$c.txt
-			if ! grep -q '"goodput_mbps":[1-9]' "$f" 2>/dev/null ||
-				! grep -Eq "\[k\] ${c}_" "$f"; then
-				echo "bench-profile: $c: no profile with its goodput and ${c}_* symbols in $f" >&2
-				bad=1
+		# profile_has FILE WHAT RE1 RE2: the report FILE matches both
+		# extended regexps, or says which WHAT it lacks.
+		profile_has() {
+			if grep -Eq "$3" "$1" 2>/dev/null && grep -Eq "$4" "$1"; then
+				echo "bench-profile: $1"
 			else
-				echo "bench-profile: $f"
+				echo "bench-profile: no $2 in $1" >&2
+				bad=1
 			fi
+		}
+		for c in ${BENCH_PROFILE_COLS:-tcp mptcp mrc}; do
+			profile_has "$top/build/bench-profile/profile-$c.txt" \
+				"profile with its goodput and ${c}_* symbols" \
+				'"goodput_mbps":[1-9]' "\[k\] ${c}_"
 			# The pingpong's: round trips made, and the kernel's
 			# events counted per round trip.
-			f=$top/build/bench-profile/profile-pingpong-$c.txt
-			if ! grep -q '"round_trips":[1-9]' "$f" 2>/dev/null ||
-				! grep -q 'sched:sched_wakeup .*/rt' "$f"; then
-				echo "bench-profile: $c: no pingpong round trips or wakeups per round trip in $f" >&2
-				bad=1
-			else
-				echo "bench-profile: $f"
-			fi
+			profile_has "$top/build/bench-profile/profile-pingpong-$c.txt" \
+				"pingpong round trips or wakeups per round trip" \
+				'"round_trips":[1-9]' 'sched:sched_wakeup .*/rt'
 		done
 		exit "$bad"
 		;;
