@@ -572,13 +572,14 @@ profile_cell() {
 	} >"$rep"
 	log "profile $col: $rep"
 }
-# ---- BENCH_PROFILE=1, pingpong: what one 64-byte round trip costs. One
-# pingpong run per column under perf stat, counting the kernel's own
+# ---- BENCH_PROFILE=1, pingpong: what one 64-byte round trip costs. Three
+# pingpong runs per column: under perf stat, counting the kernel's own
 # tracepoints on every CPU (wakeups, context switches, timer arms, softirq
 # passes by vector, workqueue items, lock contention, packets handed to a
 # device anywhere in the fabric, system calls), with the hosts' skb and
-# MRC counters around it; each count divided by the run's round trips.
-# A second run under perf record gives the flat profile of a round trip.
+# MRC counters around it, each count divided by the run's round trips;
+# traced (hrtimers by callback, MRC's packets as sent); under perf record
+# (the flat profile of a round trip).
 pp_events="sched:sched_wakeup sched:sched_switch timer:hrtimer_start timer:timer_start
 	irq:softirq_raise workqueue:workqueue_execute_start lock:contention_begin
 	net:net_dev_xmit net:netif_receive_skb raw_syscalls:sys_enter"
@@ -640,7 +641,9 @@ profile_pingpong_cell() {
 		echo "## per round trip: skbs by interface and MRC counters (deltas)"
 		profile_counter_deltas "$raw/counters-pp-$col.before" "$raw/counters-pp-$col.after" |
 			awk -v rt="${rt:-0}" 'rt > 0 { printf "  %-44s %12d  %8.2f/rt\n", $1, $2, $2 / rt }'
-		echo "## per round trip: hrtimers started and expired, by callback (a second, traced run)"
+		echo "# a second run, traced (slowed several times over: its counts hold, not its timings)"
+		grep -o '"p50":[0-9.]*' "$raw/profile-pingpong-trace-$col.json" | head -n 1
+		echo "## per round trip: hrtimers started and expired, by callback (traced run)"
 		awk -v rt="${rt:-0}" 'match($0, /(hrtimer_start|hrtimer_expire_entry):.*function=[^ ]+/) {
 			e = substr($0, RSTART, RLENGTH); sub(/:.*function=/, " ", e); n[e]++ }
 			END { for (e in n) if (rt > 0)
@@ -648,8 +651,7 @@ profile_pingpong_cell() {
 			"$raw/hrtimers-pp-$col.txt" | sort -k3 -rn
 		# MRC: a host's turnaround, from the SACK it sends for a request
 		# (at its arrival) to the data it sends next (the reply).
-		echo "## MRC only: from a host's SACK to its next data packet, us (traced run, slowed)"
-		grep -o '"p50":[0-9.]*' "$raw/profile-pingpong-trace-$col.json" | head -n 1
+		echo "## MRC only: from a host's SACK to its next data packet, us (traced run)"
 		awk 'match($0, / [0-9]+\.[0-9]+: mrc_pkt_sent: netns=[0-9]+ .* kind=[a-z]+/) {
 			split(substr($0, RSTART, RLENGTH), f, /[ :=]+/)
 			t = f[2]; ns = f[5]; k = f[length(f)]
