@@ -6,15 +6,40 @@
  * Locking
  * =======
  *  - struct mrc_cfg_net.lock (mutex) serialises every writer of one
- *    namespace: the netlink handlers (process context) and the netdevice
- *    notifier (process context, RTNL held). Lock order: RTNL, then
- *    mrc_cfg_net.lock. Nothing here takes RTNL, so the order never inverts.
- *    Notifications are sent with the lock held, so listeners see events in
- *    the order the changes were applied. A change of a plane's state is
- *    passed on to the connections using it (mrc_conn_plane_state()) with
- *    the lock held, so they too see the changes in order; that takes each
- *    connection's spinlock in turn (order: RTNL, mrc_cfg_net.lock,
- *    mrc_sock.lock; see mrc_impl.h).
+ *    namespace: the netlink handlers (process context; no RTNL, the family
+ *    runs with parallel_ops) and the netdevice notifier (process context,
+ *    RTNL held). Lock order: RTNL, then mrc_cfg_net.lock. Nothing here
+ *    takes RTNL, so the order never inverts.
+ *  - Changes are reported upward only through the configuration notifier
+ *    chain (mrc_cfg_chain, below); this file calls no layer above it.
+ *    Events are raised with mrc_cfg_net.lock held, right after the change
+ *    is applied (and published), so every consumer sees the events of a
+ *    namespace in the order the changes were applied. The consumers: the
+ *    netlink family (mrc_nl_cfg.c: MRC_CMD_*_NTF to the "events" group)
+ *    first, then the path layer (mrc_path.c: a plane's state passed on to
+ *    the connections using it, each connection's spinlock taken in turn),
+ *    by their priorities (enum mrc_cfg_notifier_prio).
+ *  - The chain is a blocking notifier chain. Every event is raised in
+ *    process context with the mutex held (netdevice events: RTNL too; the
+ *    netdevice chain calls its notifiers in process context, carrier
+ *    changes from the linkwatch work), never under a spinlock nor inside
+ *    an RCU read-side section (mrc_cfg_route_add() leaves its RCU section
+ *    first). The consumers may sleep: the netlink one allocates with
+ *    GFP_KERNEL. That rules out an atomic chain (callbacks under
+ *    rcu_read_lock(), must not sleep). A raw chain leaves it to its users
+ *    to keep (un)registration away from running calls: the netdevice chain
+ *    has RTNL for that, our writers share no such lock (the netlink
+ *    handlers do not take RTNL; the mutex is per namespace). The blocking
+ *    chain's rw_semaphore is that exclusion: a call holds it for reading, so
+ *    mrc_cfg_unregister_notifier() returns only once no callback of the
+ *    consumer runs, which module exit needs; configuration changes are rare
+ *    and off the datapath, so its cost does not matter (an SRCU chain would
+ *    make calls cheaper and unregistration dearer, for nothing).
+ *    Lock order: RTNL -> mrc_cfg_net.lock -> the chain's rwsem (read) ->
+ *    what the consumers take (mrc_sock.lock, netlink internals; see
+ *    mrc_impl.h). Registration takes the rwsem for writing with none of
+ *    these held (module init and exit), so the order never inverts. A
+ *    consumer must never change the configuration from its callback.
  *  - Readers (datapath, softirq or process context) take no lock: planes[],
  *    profiles[] and the route hash are RCU-protected; published objects are
  *    never modified (copy, publish, kfree_rcu the old one).
@@ -37,6 +62,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -46,8 +72,6 @@
 #include "mrc_impl.h"
 #include "mrc_cfg.h"
 #include "mrc_engine.h"
-#include "mrc_nl.h"
-#include "mrc_path.h"
 
 #define MRC_ROUTE_HASH_BITS	8
 #define MRC_PREFIX_LENS		129
@@ -103,6 +127,78 @@ static void mrc_cfg_changed(struct mrc_cfg_net *cn)
 static u32 mrc_route_hash(const struct in6_addr *pfx, u8 len)
 {
 	return __ipv6_addr_jhash(pfx, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Notifier chain                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Module-wide: the namespace travels in the info. See the locking block. */
+static BLOCKING_NOTIFIER_HEAD(mrc_cfg_chain);
+
+/**
+ * mrc_cfg_register_notifier() - hear of configuration changes
+ * @nb: the consumer; @nb->priority orders it among the others (higher
+ *      first, enum mrc_cfg_notifier_prio)
+ *
+ * @nb->notifier_call gets an enum mrc_cfg_event and a struct
+ * mrc_cfg_notifier_info, in process context, with the namespace's
+ * configuration mutex held (and RTNL for changes from netdevice events):
+ * it may sleep and allocate with GFP_KERNEL, must not change the
+ * configuration, and should return NOTIFY_DONE (an event cannot be
+ * vetoed, the change is applied already). Events that happen while no
+ * consumer is registered are not replayed.
+ *
+ * Context: process context, no lock of the module held.
+ * Return: 0 or a negative errno (-EEXIST: @nb is registered already).
+ */
+int mrc_cfg_register_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&mrc_cfg_chain, nb);
+}
+
+/**
+ * mrc_cfg_unregister_notifier() - stop hearing of configuration changes
+ * @nb: a consumer registered with mrc_cfg_register_notifier()
+ *
+ * Waits for a call of @nb in progress; once it returns, @nb is never
+ * called again.
+ *
+ * Context: process context, no lock of the module held.
+ * Return: 0, or -ENOENT if @nb was not registered.
+ */
+int mrc_cfg_unregister_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_unregister(&mrc_cfg_chain, nb);
+}
+
+/* Raise a plane event; right after the change, with cn->lock held. */
+static void mrc_cfg_notify_plane(struct mrc_cfg_net *cn, struct net *net,
+				 enum mrc_cfg_event event,
+				 const struct mrc_cfg_plane *pl, bool up)
+{
+	struct mrc_cfg_notifier_info info = {
+		.net = net,
+		.plane = pl,
+		.up = up,
+	};
+
+	lockdep_assert_held(&cn->lock);
+	blocking_notifier_call_chain(&mrc_cfg_chain, event, &info);
+}
+
+/* Raise a route event; right after the change, with cn->lock held. */
+static void mrc_cfg_notify_route(struct mrc_cfg_net *cn, struct net *net,
+				 enum mrc_cfg_event event,
+				 const struct mrc_cfg_route *rt)
+{
+	struct mrc_cfg_notifier_info info = {
+		.net = net,
+		.route = rt,
+	};
+
+	lockdep_assert_held(&cn->lock);
+	blocking_notifier_call_chain(&mrc_cfg_chain, event, &info);
 }
 
 /* ------------------------------------------------------------------ */
@@ -319,7 +415,7 @@ int mrc_cfg_plane_add(struct net *net, const struct mrc_cfg_plane *tmpl,
 	rcu_assign_pointer(cn->planes[pl->id], pl);
 	mrc_cfg_set_oper(cn, pl->id, oper);
 	mrc_cfg_changed(cn);
-	mrc_nl_notify_plane(net, MRC_CMD_PLANE_ADD_NTF, pl, GFP_KERNEL);
+	mrc_cfg_notify_plane(cn, net, MRC_CFG_PLANE_ADD, pl, pl->admin_up && oper);
 	pl = NULL;
 unlock:
 	mutex_unlock(&cn->lock);
@@ -351,9 +447,8 @@ int mrc_cfg_plane_del(struct net *net, u32 id, struct netlink_ext_ack *extack)
 	RCU_INIT_POINTER(cn->planes[id], NULL);
 	mrc_cfg_set_oper(cn, id, false);
 	mrc_cfg_changed(cn);
-	mrc_nl_notify_plane(net, MRC_CMD_PLANE_DEL_NTF, pl, GFP_KERNEL);
 	/* Live connections keep their snapshot; the plane is down for them. */
-	mrc_conn_plane_state(net, id, false);
+	mrc_cfg_notify_plane(cn, net, MRC_CFG_PLANE_DEL, pl, false);
 	mutex_unlock(&cn->lock);
 	kfree_rcu(pl, rcu);
 	return 0;
@@ -402,8 +497,7 @@ int mrc_cfg_plane_set(struct net *net, u32 id,
 	}
 	rcu_assign_pointer(cn->planes[id], pl);
 	mrc_cfg_changed(cn);
-	mrc_nl_notify_plane(net, MRC_CMD_PLANE_CHANGE_NTF, pl, GFP_KERNEL);
-	mrc_conn_plane_state(net, id,
+	mrc_cfg_notify_plane(cn, net, MRC_CFG_PLANE_CHANGE, pl,
 			     pl->admin_up && (cn->oper_mask & BIT(id)));
 	pl = old;
 	mutex_unlock(&cn->lock);
@@ -418,7 +512,8 @@ unlock:
 /*
  * Device events: a plane whose device is unregistered (or moved to another
  * namespace) is detached (ifindex 0); a change of a plane device's
- * operational state is reported. Both as MRC_CMD_PLANE_CHANGE_NTF.
+ * operational state is reported. Both as MRC_CFG_PLANE_CHANGE, raised here
+ * in process context under RTNL (the netdevice chain's), with cn->lock.
  */
 static int mrc_cfg_netdev_event(struct notifier_block *nb, unsigned long event,
 				void *ptr)
@@ -459,8 +554,8 @@ static int mrc_cfg_netdev_event(struct notifier_block *nb, unsigned long event,
 			continue;
 		}
 		mrc_cfg_set_oper(cn, id, oper);
-		mrc_nl_notify_plane(net, MRC_CMD_PLANE_CHANGE_NTF, pl, GFP_KERNEL);
-		mrc_conn_plane_state(net, id, pl->admin_up && oper);
+		mrc_cfg_notify_plane(cn, net, MRC_CFG_PLANE_CHANGE, pl,
+				     pl->admin_up && oper);
 	}
 	mutex_unlock(&cn->lock);
 	return NOTIFY_DONE;
@@ -553,8 +648,8 @@ int mrc_cfg_route_add(struct net *net, struct mrc_cfg_route *rt, bool replace,
 		mrc_cfg_route_link(cn, rt);
 	}
 	mrc_cfg_changed(cn);
-	mrc_nl_notify_route(net, old ? MRC_CMD_ROUTE_CHANGE_NTF :
-			    MRC_CMD_ROUTE_ADD_NTF, rt, GFP_KERNEL);
+	mrc_cfg_notify_route(cn, net, old ? MRC_CFG_ROUTE_CHANGE :
+			     MRC_CFG_ROUTE_ADD, rt);
 	rt = old;
 unlock:
 	mutex_unlock(&cn->lock);
@@ -589,7 +684,7 @@ int mrc_cfg_route_del(struct net *net, const struct in6_addr *dst, u8 dst_len,
 	}
 	mrc_cfg_route_unlink(cn, rt);
 	mrc_cfg_changed(cn);
-	mrc_nl_notify_route(net, MRC_CMD_ROUTE_DEL_NTF, rt, GFP_KERNEL);
+	mrc_cfg_notify_route(cn, net, MRC_CFG_ROUTE_DEL, rt);
 	mutex_unlock(&cn->lock);
 	mrc_cfg_route_put(rt);
 	return 0;
@@ -994,18 +1089,22 @@ int mrc_cfg_init_module(void)
  * mrc_cfg_exit_module() - unregister the configuration store
  *
  * Frees the configuration of every namespace. Called after
- * mrc_net_exit_module() closed every UDP socket of the module.
+ * mrc_net_exit_module() closed every UDP socket of the module, and after
+ * every consumer left the notifier chain.
  */
 void mrc_cfg_exit_module(void)
 {
+	WARN_ON_ONCE(rcu_access_pointer(mrc_cfg_chain.head));
 	unregister_pernet_subsys(&mrc_cfg_net_ops);
 }
 
 /**
  * mrc_cfg_notifier_init() - register the netdevice notifier
  *
- * The notifier reports plane changes to connections (mrc_conn_plane_state()),
- * which uses the pernet state of mrc_net: called after mrc_net_init_module().
+ * From here on device events raise plane events on the configuration
+ * chain: called once the chain's consumers are registered (mrc_main.c),
+ * after mrc_net_init_module() (the connections' consumer walks the
+ * pernet state of mrc_net).
  *
  * Return: 0 or a negative errno from register_netdevice_notifier().
  */
@@ -1018,7 +1117,9 @@ int mrc_cfg_notifier_init(void)
 /**
  * mrc_cfg_notifier_exit() - unregister the netdevice notifier
  *
- * Called before mrc_net_exit_module() and mrc_cfg_exit_module().
+ * Called before the chain's consumers unregister, mrc_net_exit_module()
+ * and mrc_cfg_exit_module(). unregister_netdevice_notifier() takes RTNL, so
+ * once it returns no device event is raising anything on the chain.
  */
 void mrc_cfg_notifier_exit(void)
 {

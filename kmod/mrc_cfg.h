@@ -25,6 +25,18 @@
  *
  * Writers are the netlink handlers and the netdevice notifier, serialised by
  * a per-namespace mutex; see the locking block at the top of mrc_cfg.c.
+ *
+ * Changes reported upward
+ * =======================
+ * The store calls no layer above it. Every change that somebody above must
+ * hear of (a plane added, deleted or changed, including its device's
+ * carrier and operational state; a route added, replaced or deleted) is
+ * raised on one module-wide notifier chain, the way the kernel reports
+ * netdevice and address changes: the netlink family (mrc_nl_cfg.c) turns
+ * them into MRC_CMD_*_NTF events, the path layer (mrc_path.c) passes a
+ * plane's state on to the connections using it. Consumers register with
+ * mrc_cfg_register_notifier(); see enum mrc_cfg_event for what each event
+ * carries and enum mrc_cfg_notifier_prio for the order they are told in.
  */
 #ifndef MRC_CFG_H
 #define MRC_CFG_H
@@ -37,6 +49,7 @@
 
 struct net;
 struct netlink_ext_ack;
+struct notifier_block;
 
 #define MRC_PLANES_NR	(MRC_PLANE_ID_MAX + 1)
 #define MRC_PROFILES_NR	(MRC_PROFILE_ID_MAX + 1)
@@ -194,6 +207,73 @@ struct mrc_cfg_plane_change {
 	bool set_saddr;
 	struct in6_addr saddr;
 };
+
+/**
+ * enum mrc_cfg_event - configuration changes raised on the notifier chain
+ * @MRC_CFG_PLANE_ADD:    a plane was added; @plane is the new plane, @up
+ *                        its admin and operational state
+ * @MRC_CFG_PLANE_DEL:    a plane was deleted; @plane is the plane as it
+ *                        was, @up is false
+ * @MRC_CFG_PLANE_CHANGE: a plane's admin state, device or source address
+ *                        was set (netlink), or its device's operational
+ *                        state changed (carrier, up/down) or the device
+ *                        went away (netdevice notifier); @plane is the
+ *                        plane now, @up its admin and operational state
+ * @MRC_CFG_ROUTE_ADD:    a route was added; @route is the new route
+ * @MRC_CFG_ROUTE_CHANGE: a route replaced the one of the same prefix;
+ *                        @route is the new route
+ * @MRC_CFG_ROUTE_DEL:    a route was deleted; @route is the route as it was
+ *
+ * The fields named are those of struct mrc_cfg_notifier_info. Profiles
+ * raise no event: connections read theirs once, at set-up, and the netlink
+ * family sends no profile notification.
+ */
+enum mrc_cfg_event {
+	MRC_CFG_PLANE_ADD = 1,
+	MRC_CFG_PLANE_DEL,
+	MRC_CFG_PLANE_CHANGE,
+	MRC_CFG_ROUTE_ADD,
+	MRC_CFG_ROUTE_CHANGE,
+	MRC_CFG_ROUTE_DEL,
+};
+
+/**
+ * struct mrc_cfg_notifier_info - what a configuration event is about
+ * @net:   namespace of the change (every consumer is per namespace; the
+ *         chain is module-wide)
+ * @plane: plane events: the plane (see enum mrc_cfg_event); valid for the
+ *         call only, never to be modified
+ * @route: route events: the route; valid for the call only (hold it with
+ *         mrc_cfg_route_hold() to keep it), never to be modified
+ * @up:    plane events: admin and operational state together, as the
+ *         connections use it (false for MRC_CFG_PLANE_DEL)
+ */
+struct mrc_cfg_notifier_info {
+	struct net *net;
+	union {
+		const struct mrc_cfg_plane *plane;
+		const struct mrc_cfg_route *route;
+	};
+	bool up;
+};
+
+/**
+ * enum mrc_cfg_notifier_prio - the order the module's consumers are told in
+ * @MRC_CFG_PRIO_CONN: connections (mrc_path.c): told last, after the
+ *                     event went out
+ * @MRC_CFG_PRIO_NL:   netlink events (mrc_nl_cfg.c): told first
+ *
+ * A chain calls higher priorities first. Netlink listeners hear of a
+ * change before the connections act on it (and send their port-status
+ * updates), as when the store made both calls itself.
+ */
+enum mrc_cfg_notifier_prio {
+	MRC_CFG_PRIO_CONN = 0,
+	MRC_CFG_PRIO_NL = 10,
+};
+
+int mrc_cfg_register_notifier(struct notifier_block *nb);
+int mrc_cfg_unregister_notifier(struct notifier_block *nb);
 
 int mrc_cfg_init_module(void);
 void mrc_cfg_exit_module(void);

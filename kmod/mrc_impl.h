@@ -132,11 +132,14 @@
  *    reads it with READ_ONCE() for the choice of the handshake plane).
  *
  *  - Plane events (mrc_conn_plane_state()) come from the configuration
- *    store (mrc_cfg.c) with its per-namespace mutex held, in process
- *    context, RTNL held for netdevice events. Lock order: RTNL ->
- *    mrc_cfg_net.lock -> (RCU walk of mrc_net.qpn_hash) -> mrc_sock.lock
- *    of one connection at a time (spin_lock_bh()). The datapath never
- *    takes RTNL or the configuration mutex, so the order cannot invert.
+ *    store (mrc_cfg.c) through its notifier chain (a blocking chain,
+ *    mrc_cfg_register_notifier(); the consumer is mrc_path.c's), raised
+ *    with the store's per-namespace mutex held, in process context, RTNL
+ *    held for netdevice events. Lock order: RTNL -> mrc_cfg_net.lock ->
+ *    the chain's rwsem (read) -> (RCU walk of mrc_net.qpn_hash) ->
+ *    mrc_sock.lock of one connection at a time (spin_lock_bh()). The
+ *    datapath never takes RTNL, the configuration mutex or the chain's
+ *    rwsem, so the order cannot invert.
  *
  *  - ICMPv6 Packet Too Big (mrc_pmtu.c), softirq: RCU walk of
  *    mrc_net.qpn_hash, a socket reference, then mrc_sock.lock of one

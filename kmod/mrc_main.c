@@ -5,10 +5,14 @@
  *
  * Init order: the configuration store's pernet state first (the receive path
  * of a namespace's UDP socket reads it), then the pernet state of mrc_net
- * (which opens that UDP socket), then the netdevice notifier (it reaches
- * connections through mrc_net), then the generic netlink family, then the
- * socket family. Exit and every init error path undo exactly what was done,
- * in reverse.
+ * (which opens that UDP socket), then the consumers of the configuration
+ * notifier chain (connections: they walk mrc_net's pernet state; netlink
+ * events), then what raises configuration events: the netdevice notifier,
+ * then the generic netlink family (its handlers); then the socket family.
+ * So every consumer is registered before an event can be raised, and, exit
+ * undoing it all in reverse, unregistered only once nothing can raise one
+ * any more. Exit and every init error path undo exactly what was done, in
+ * reverse.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -21,6 +25,7 @@
 #include "mrc_mem.h"
 #include "mrc_net.h"
 #include "mrc_nl.h"
+#include "mrc_path.h"
 #include "mrc_pmtu.h"
 #include "mrc_sock.h"
 #include "mrc_steer.h"
@@ -99,9 +104,15 @@ static int __init mrc_init(void)
 	err = mrc_mem_init_module();
 	if (err)
 		goto fail_net;
-	err = mrc_cfg_notifier_init();
+	err = mrc_path_init_module();
 	if (err)
 		goto fail_mem;
+	err = mrc_nl_cfg_init_module();
+	if (err)
+		goto fail_path;
+	err = mrc_cfg_notifier_init();
+	if (err)
+		goto fail_nl_cfg;
 	err = mrc_nl_init_module();
 	if (err)
 		goto fail_notifier;
@@ -121,6 +132,10 @@ fail_nl:
 	mrc_nl_exit_module();
 fail_notifier:
 	mrc_cfg_notifier_exit();
+fail_nl_cfg:
+	mrc_nl_cfg_exit_module();
+fail_path:
+	mrc_path_exit_module();
 fail_mem:
 	mrc_mem_exit_module();
 fail_net:
@@ -143,6 +158,8 @@ static void __exit mrc_exit(void)
 	mrc_pmtu_exit_module();
 	mrc_nl_exit_module();
 	mrc_cfg_notifier_exit();
+	mrc_nl_cfg_exit_module();
+	mrc_path_exit_module();
 	mrc_mem_exit_module();
 	mrc_net_exit_module();
 	mrc_cfg_exit_module();

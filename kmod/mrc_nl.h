@@ -7,9 +7,12 @@
  * Every change of the configuration is multicast to the "events" group of
  * the namespace it happened in, as a message whose command is one of the
  * MRC_CMD_*_NTF values and whose attributes are those of the matching GET
- * reply. The senders are the mrc_nl_notify_*() helpers below; they may be
- * called from any context (pass the right gfp) and cost nothing but a
- * test when nobody listens.
+ * reply. Configuration changes reach the family through the configuration
+ * store's notifier chain (mrc_cfg.h), whose consumer in mrc_nl_cfg.c
+ * (registered by mrc_nl_cfg_init_module()) sends them; connection events
+ * are sent by the mrc_nl_notify_*() helpers below. Those may be called
+ * from any context (pass the right gfp) and cost nothing but a test when
+ * nobody listens.
  *
  * Adding an event type (e.g. connection up/down, EV state change):
  *  1. append MRC_CMD_<OBJ>_<WHAT>_NTF to enum mrc_cmd in uapi/linux/mrc.h
@@ -19,7 +22,9 @@
  *     mrc_nl_conn.c for connections), write a fill function (a
  *     mrc_nl_fill_fn, mrc_nl_impl.h) that puts those attributes, and a
  *     mrc_nl_notify_<obj>() wrapper that calls mrc_nl_notify() with it and
- *     a size estimate;
+ *     a size estimate; for a configuration object, the store raises an
+ *     event on its chain (enum mrc_cfg_event) and mrc_nl_cfg_event() maps
+ *     it to the command;
  *  3. describe it in Documentation/netlink/specs/mrc.yaml (an operation
  *     with "notify:" or "event:" and "mcgrp: events") and in
  *     Documentation/networking/mrc-netlink.rst, and teach mrcctl monitor
@@ -33,8 +38,6 @@
 
 struct net;
 struct sk_buff;
-struct mrc_cfg_plane;
-struct mrc_cfg_route;
 struct mrc_sock;
 
 /**
@@ -60,15 +63,13 @@ struct mrc_nl_ev_change {
 
 int mrc_nl_init_module(void);
 void mrc_nl_exit_module(void);
+int mrc_nl_cfg_init_module(void);
+void mrc_nl_cfg_exit_module(void);
 
 int mrc_nl_notify(struct net *net, u8 cmd, size_t size,
 		  int (*fill)(struct sk_buff *skb, struct net *net,
 			      const void *obj),
 		  const void *obj, gfp_t gfp);
-void mrc_nl_notify_plane(struct net *net, u8 cmd,
-			 const struct mrc_cfg_plane *pl, gfp_t gfp);
-void mrc_nl_notify_route(struct net *net, u8 cmd,
-			 const struct mrc_cfg_route *rt, gfp_t gfp);
 void mrc_nl_notify_conn(struct mrc_sock *ms, bool up, int err);
 void mrc_nl_notify_paths(struct mrc_sock *ms,
 			 const struct mrc_nl_ev_change *ch, u32 n, u32 lost);

@@ -5,8 +5,11 @@
  * and fill function of its messages, the parsing of its requests, its
  * do and dump handlers (referenced by the ops table in mrc_nl.c) and the
  * helper that multicasts its events (mrc_nl_notify_plane(),
- * mrc_nl_notify_route(), called by the configuration store). The family,
- * its policies and the value checks are mrc_nl.c's.
+ * mrc_nl_notify_route()). The events come from the configuration store's
+ * notifier chain (mrc_cfg.h), which this file's consumer
+ * (mrc_nl_cfg_event(), registered by mrc_nl_cfg_init_module()) turns into
+ * MRC_CMD_*_NTF messages. The family, its policies and the value checks
+ * are mrc_nl.c's.
  *
  * Locking
  * =======
@@ -22,12 +25,16 @@
  *    there. Each part of a dump records the store's generation
  *    (mrc_cfg_generation()), so a change between two parts marks the dump
  *    NLM_F_DUMP_INTR.
- *  - The event helpers are called by mrc_cfg.c with its mutex held (RTNL
- *    too for netdevice events), so listeners see the changes in the order
- *    they were applied; mrc_nl_fill_plane() takes the RCU read lock for the
- *    device's name.
+ *  - The event helpers are called by the chain consumer, which mrc_cfg.c
+ *    calls in process context with its mutex held (RTNL too for netdevice
+ *    events) and no spinlock or RCU read side, right after the change, so
+ *    listeners see the changes in the order they were applied, and before
+ *    connections are told (MRC_CFG_PRIO_NL above MRC_CFG_PRIO_CONN). That
+ *    context allows GFP_KERNEL. mrc_nl_fill_plane() takes the RCU read
+ *    lock for the device's name.
  */
 #include <linux/netdevice.h>
+#include <linux/notifier.h>
 #include <net/genetlink.h>
 #include <net/ipv6.h>
 #include <net/netlink.h>
@@ -81,8 +88,8 @@ static int mrc_nl_fill_plane(struct sk_buff *skb, struct net *net, const void *o
  * @pl:  the plane (for a deletion: as it was)
  * @gfp: allocation context
  */
-void mrc_nl_notify_plane(struct net *net, u8 cmd,
-			 const struct mrc_cfg_plane *pl, gfp_t gfp)
+static void mrc_nl_notify_plane(struct net *net, u8 cmd,
+				const struct mrc_cfg_plane *pl, gfp_t gfp)
 {
 	mrc_nl_notify(net, cmd, mrc_nl_plane_size(), mrc_nl_fill_plane, pl, gfp);
 }
@@ -320,8 +327,8 @@ static int mrc_nl_fill_route(struct sk_buff *skb, struct net *net, const void *o
  * @rt:  the route (for a deletion: as it was)
  * @gfp: allocation context
  */
-void mrc_nl_notify_route(struct net *net, u8 cmd,
-			 const struct mrc_cfg_route *rt, gfp_t gfp)
+static void mrc_nl_notify_route(struct net *net, u8 cmd,
+				const struct mrc_cfg_route *rt, gfp_t gfp)
 {
 	mrc_nl_notify(net, cmd, mrc_nl_route_size(rt), mrc_nl_fill_route, rt, gfp);
 }
@@ -746,4 +753,79 @@ int mrc_nl_profile_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	cb->args[0] = id;
 	return skb->len;
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuration events                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The consumer of the configuration chain: one MRC_CMD_*_NTF per event, as
+ * the store sent them itself before it had a chain. Process context, the
+ * store's mutex held, no spinlock, no RCU read side: GFP_KERNEL is fine.
+ */
+static int mrc_nl_cfg_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	const struct mrc_cfg_notifier_info *info = ptr;
+
+	switch (event) {
+	case MRC_CFG_PLANE_ADD:
+		mrc_nl_notify_plane(info->net, MRC_CMD_PLANE_ADD_NTF, info->plane,
+				    GFP_KERNEL);
+		break;
+	case MRC_CFG_PLANE_DEL:
+		mrc_nl_notify_plane(info->net, MRC_CMD_PLANE_DEL_NTF, info->plane,
+				    GFP_KERNEL);
+		break;
+	case MRC_CFG_PLANE_CHANGE:
+		mrc_nl_notify_plane(info->net, MRC_CMD_PLANE_CHANGE_NTF,
+				    info->plane, GFP_KERNEL);
+		break;
+	case MRC_CFG_ROUTE_ADD:
+		mrc_nl_notify_route(info->net, MRC_CMD_ROUTE_ADD_NTF, info->route,
+				    GFP_KERNEL);
+		break;
+	case MRC_CFG_ROUTE_CHANGE:
+		mrc_nl_notify_route(info->net, MRC_CMD_ROUTE_CHANGE_NTF,
+				    info->route, GFP_KERNEL);
+		break;
+	case MRC_CFG_ROUTE_DEL:
+		mrc_nl_notify_route(info->net, MRC_CMD_ROUTE_DEL_NTF, info->route,
+				    GFP_KERNEL);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block mrc_nl_cfg_nb = {
+	.notifier_call	= mrc_nl_cfg_event,
+	/* Listeners hear of a change before connections act on it. */
+	.priority	= MRC_CFG_PRIO_NL,
+};
+
+/**
+ * mrc_nl_cfg_init_module() - hear of configuration changes
+ *
+ * Registers the consumer of the configuration chain that multicasts the
+ * MRC_CMD_PLANE_* and MRC_CMD_ROUTE_* events. Called before anything can
+ * raise one (the netdevice notifier, the family's handlers); until the
+ * family is registered, mrc_nl_notify() drops them (nobody can listen).
+ *
+ * Return: 0 or a negative errno from mrc_cfg_register_notifier().
+ */
+int mrc_nl_cfg_init_module(void)
+{
+	return mrc_cfg_register_notifier(&mrc_nl_cfg_nb);
+}
+
+/**
+ * mrc_nl_cfg_exit_module() - stop hearing of configuration changes
+ *
+ * Called once nothing raises events any more (the family and the netdevice
+ * notifier are unregistered); returns when no call of the consumer runs.
+ */
+void mrc_nl_cfg_exit_module(void)
+{
+	mrc_cfg_unregister_notifier(&mrc_nl_cfg_nb);
 }

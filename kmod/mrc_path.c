@@ -7,13 +7,15 @@
  * takes a snapshot of the route's planes and paths at set-up: what the
  * transmit path (mrc_output.c) reads without the configuration lock, and
  * what its engine is configured with. A plane goes down or up for it when
- * our port of that plane does (mrc_conn_plane_state(), announced to the
- * peer by a port-status update) or when the peer announces its own port
- * (mrc_conn_peer_ports(), mrc_port_status.c).
+ * our port of that plane does (mrc_conn_plane_state(), called by this
+ * file's consumer of the configuration notifier chain, mrc_path_cfg_event();
+ * announced to the peer by a port-status update) or when the peer
+ * announces its own port (mrc_conn_peer_ports(), mrc_port_status.c).
  */
 #include <linux/gcd.h>
 #include <linux/ipv6.h>
 #include <linux/net.h>
+#include <linux/notifier.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -261,11 +263,11 @@ void mrc_mp_plane_apply(struct mrc_sock *ms, u32 i, u64 now)
  * finding out by timeouts. Connections created later read the state at
  * set-up.
  *
- * Context: process context, from the configuration store with its mutex
- * held (netdevice notifier: RTNL too); takes each connection lock in turn
- * (see the lock order in mrc_impl.h).
+ * Context: process context, from the configuration chain's consumer below,
+ * with the store's mutex held (netdevice events: RTNL too); takes each
+ * connection lock in turn (see the lock order in mrc_impl.h).
  */
-void mrc_conn_plane_state(struct net *net, u32 id, bool up)
+static void mrc_conn_plane_state(struct net *net, u32 id, bool up)
 {
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_mp_plane *mpp;
@@ -303,4 +305,59 @@ void mrc_conn_plane_state(struct net *net, u32 id, bool up)
 		sock_put(&ms->sk);
 	}
 	rcu_read_unlock();
+}
+
+/*
+ * The consumer of the configuration chain: a plane's state, as the store
+ * passed it on itself before it had a chain. Process context, the store's
+ * mutex held; told after the netlink event went out (MRC_CFG_PRIO_CONN).
+ * MRC_CFG_PLANE_ADD is not passed on, as it never was: a connection's
+ * snapshot holds the planes that existed at its set-up (mrc_mp_setup()).
+ */
+static int mrc_path_cfg_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	const struct mrc_cfg_notifier_info *info = ptr;
+
+	switch (event) {
+	case MRC_CFG_PLANE_DEL:
+		/* Live connections keep their snapshot; the plane is down. */
+		mrc_conn_plane_state(info->net, info->plane->id, false);
+		break;
+	case MRC_CFG_PLANE_CHANGE:
+		mrc_conn_plane_state(info->net, info->plane->id, info->up);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block mrc_path_cfg_nb = {
+	.notifier_call	= mrc_path_cfg_event,
+	.priority	= MRC_CFG_PRIO_CONN,
+};
+
+/**
+ * mrc_path_init_module() - pass plane state changes on to connections
+ *
+ * Registers the consumer of the configuration chain that calls
+ * mrc_conn_plane_state(). It walks the pernet state of mrc_net: called
+ * after mrc_net_init_module(), and before anything can raise a plane event
+ * (the netdevice notifier, the netlink family).
+ *
+ * Return: 0 or a negative errno from mrc_cfg_register_notifier().
+ */
+int mrc_path_init_module(void)
+{
+	return mrc_cfg_register_notifier(&mrc_path_cfg_nb);
+}
+
+/**
+ * mrc_path_exit_module() - stop passing plane state on
+ *
+ * Called once nothing raises events any more, before mrc_net_exit_module();
+ * returns when no call of the consumer runs.
+ */
+void mrc_path_exit_module(void)
+{
+	mrc_cfg_unregister_notifier(&mrc_path_cfg_nb);
 }

@@ -62,11 +62,12 @@ struct mrc_mp {
 	struct dst_cache dc[MRC_ROUTE_PATHS_MAX];
 };
 
+int mrc_path_init_module(void);
+void mrc_path_exit_module(void);
 int mrc_mp_setup(struct net *net, struct mrc_sock *ms, gfp_t gfp);
 void mrc_mp_free(struct mrc_mp *mp);
 void mrc_mp_engine_cfg(const struct mrc_mp *mp, struct mrc_conn_cfg *cfg,
 		       u32 evs);
-void mrc_conn_plane_state(struct net *net, u32 id, bool up);
 void mrc_mp_plane_apply(struct mrc_sock *ms, u32 i, u64 now);
 
 #endif /* MRC_PATH_H */

@@ -3,10 +3,11 @@
  * mrc_port_status.c - MRC 1.0's port-status update, both ways.
  *
  * When our NIC port of a plane goes down or up (mrc_conn_plane_state(),
- * mrc_path.c), every established connection using the plane announces our
- * ports' state to its peer (ERTH PORT_STATUS_UPDATE, bit n = our port of
- * plane n up), so that the peer stops sending into the dead port at once
- * instead of finding out by timeouts. The peer answers (EETH, timestamp
+ * mrc_path.c, on a plane event of the configuration notifier chain), every
+ * established connection using the plane announces our ports' state to
+ * its peer (ERTH PORT_STATUS_UPDATE, bit n = our port of plane n up), so
+ * that the peer stops sending into the dead port at once instead of
+ * finding out by timeouts. The peer answers (EETH, timestamp
  * echoed); until it does, the update is sent again, doubling its deadline,
  * a bounded number of times. In the other direction, a peer's update
  * takes the planes it names down out of use for that one connection (and
@@ -17,8 +18,9 @@
  * of its source is counted and changes nothing.
  *
  * Locking: each function below runs with the named connection's lock held
- * (ms->lock), taken by its caller: the plane notifier, the connection's
- * timer, or the receive softirq through mrc_lookup_for_peer().
+ * (ms->lock), taken by its caller: the plane notifier (the configuration
+ * chain's consumer in mrc_path.c), the connection's timer, or the receive
+ * softirq through mrc_lookup_for_peer().
  */
 #include <linux/skbuff.h>
 
