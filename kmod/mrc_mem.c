@@ -47,7 +47,12 @@
  * Locking: every charge and uncharge of a socket is made under its
  * connection lock (mrc_sock.lock), which serialises sk_forward_alloc
  * between process context and the receive and timer softirqs; the global
- * counters are the core's (atomic and per-CPU).
+ * counters are the core's (atomic and per-CPU). The same lock makes what
+ * a socket pins one snapshot for MRC_INFO and the connection dump
+ * (mrc_mem_get_stats()): the bytes charged (mrc_sock.mem_charged, which
+ * every charge and uncharge keeps) plus sk_forward_alloc are the pages the
+ * socket holds in the protocol's count, and summed over the sockets they
+ * are that count (MemPages), per-CPU reserves included.
  */
 #include <linux/cgroup.h>
 #include <linux/memcontrol.h>
@@ -189,6 +194,7 @@ bool mrc_mem_charge(struct mrc_sock *ms, u32 bytes, int kind)
 	if (delta > 0 && !__sk_mem_schedule(sk, delta, kind))
 		return false;
 	sk_mem_charge(sk, bytes);
+	ms->mem_charged += bytes;
 	return true;
 }
 
@@ -200,7 +206,36 @@ bool mrc_mem_charge(struct mrc_sock *ms, u32 bytes, int kind)
 void mrc_mem_uncharge(struct mrc_sock *ms, u32 bytes)
 {
 	lockdep_assert_held(&ms->lock);
+	ms->mem_charged -= bytes;
 	sk_mem_uncharge(&ms->sk, bytes);
+}
+
+/**
+ * mrc_mem_get_stats() - what a socket pins now (MRC_INFO, the connection
+ * dump)
+ * @ms: the socket; connection lock held, which every figure but
+ *	sk_wmem_alloc (atomic) and the buffer sizes (READ_ONCE()) is written
+ *	under: one consistent snapshot, in which @m->charged + @m->fwd_alloc
+ *	is a whole number of pages
+ * @m: filled
+ */
+void mrc_mem_get_stats(struct mrc_sock *ms, struct mrc_mem_stats *m)
+{
+	struct sock *sk = &ms->sk;
+	u32 i, frags = 0;
+
+	lockdep_assert_held(&ms->lock);
+	for (i = 0; i < MRC_TX_FRAGS; i++)
+		frags += !!ms->tx_frags[i];
+	m->rmem_alloc = ms->rx_queued + ms->rx_inprog;
+	m->rmem_unread = ms->rx_queued;
+	m->wmem_queued = READ_ONCE(sk->sk_wmem_queued);
+	m->wmem_kept = (u64)(ms->tx_page_cached + frags) * PAGE_SIZE;
+	m->charged = ms->mem_charged;
+	m->fwd_alloc = max(READ_ONCE(sk->sk_forward_alloc), 0);
+	m->wmem_alloc = max(sk_wmem_alloc_get(sk), 0);
+	m->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	m->sndbuf = READ_ONCE(sk->sk_sndbuf);
 }
 
 /**

@@ -16,10 +16,11 @@
  *    down meanwhile. Neither mrc_net.conn_lock nor a socket reference is
  *    taken.
  *  - Each connection is copied with its connection lock held
- *    (spin_lock_bh(), bounded work: mrc_conn_get_stats(), one
- *    mrc_conn_get_plane() per plane and one mrc_conn_get_ev() per EV); the
- *    message is built from the copy after the lock is dropped. A socket
- *    marked dead or without an engine is skipped.
+ *    (spin_lock_bh(), bounded work: mrc_conn_get_stats(),
+ *    mrc_mem_get_stats(), one mrc_conn_get_plane() per plane and one
+ *    mrc_conn_get_ev() per EV); the message is built from the copy after
+ *    the lock is dropped. A socket marked dead or without an engine is
+ *    skipped.
  *  - The cursor (cb->args) is (bucket, position in bucket, next EV, QPN of
  *    the connection being dumped). A connection added or removed between
  *    two parts of a dump may be missed or, when it moves the position,
@@ -53,6 +54,7 @@
 
 #include "mrc_impl.h"
 #include "mrc_ev_probe.h"
+#include "mrc_mem.h"
 #include "mrc_net.h"
 #include "mrc_nl.h"
 #include "mrc_nl_impl.h"
@@ -77,9 +79,13 @@
 	 2 * nla_total_size(sizeof(struct in6_addr)) +			\
 	 4 * nla_total_size(sizeof(u16)) + nla_total_size(sizeof(u8)) +	\
 	 6 * nla_total_size_64bit(sizeof(u64)))
+/* The memory figures of a dumped connection (mrc_mem_get_stats()). */
+#define MRC_NL_CONN_MEM_SIZE						\
+	(5 * nla_total_size_64bit(sizeof(u64)) +			\
+	 4 * nla_total_size(sizeof(u32)))
 #define MRC_NL_CONN_MAX_MSG						\
 	(NLMSG_HDRLEN + GENL_HDRLEN + MRC_NL_CONN_HDR_SIZE +		\
-	 MRC_MAX_PLANES * MRC_NL_CONN_PLANE_SIZE +			\
+	 MRC_NL_CONN_MEM_SIZE + MRC_MAX_PLANES * MRC_NL_CONN_PLANE_SIZE +	\
 	 MRC_NL_CONN_EVS * MRC_NL_CONN_EV_SIZE)
 
 struct mrc_nl_conn_snap {
@@ -96,6 +102,7 @@ struct mrc_nl_conn_snap {
 	u16 n_ev;
 	u16 ev_from;		/* first EV of this message */
 	struct mrc_conn_stats st;
+	struct mrc_mem_stats mem;
 	struct mrc_plane_info planes[MRC_MAX_PLANES];
 	struct mrc_ev_info evs[MRC_EV_MAX];
 };
@@ -119,6 +126,7 @@ static bool mrc_nl_conn_snap(struct mrc_sock *ms, struct mrc_nl_conn_snap *s)
 		s->pconn = ms->peer_conn_id;
 		s->state = ms->state;
 		mrc_conn_get_stats(ms->conn, &s->st);
+		mrc_mem_get_stats(ms, &s->mem);
 		for (i = 0; i < MRC_MAX_PLANES; i++)
 			if (mrc_conn_get_plane(ms->conn, i, &s->planes[i]))
 				break;
@@ -184,6 +192,27 @@ static int mrc_nl_fill_conn_plane(struct sk_buff *skb, u32 id,
 	return 0;
 }
 
+/* What the connection pins: struct mrc_info's memory fields. */
+static int mrc_nl_fill_conn_mem(struct sk_buff *skb,
+				const struct mrc_mem_stats *m)
+{
+	const int pad = MRC_CONN_ATTR_PAD;
+
+	if (mrc_nl_put_u64(skb, MRC_CONN_ATTR_RMEM_ALLOC, m->rmem_alloc, pad) ||
+	    mrc_nl_put_u64(skb, MRC_CONN_ATTR_RMEM_UNREAD, m->rmem_unread,
+			   pad) ||
+	    mrc_nl_put_u64(skb, MRC_CONN_ATTR_WMEM_QUEUED, m->wmem_queued,
+			   pad) ||
+	    mrc_nl_put_u64(skb, MRC_CONN_ATTR_WMEM_KEPT, m->wmem_kept, pad) ||
+	    mrc_nl_put_u64(skb, MRC_CONN_ATTR_MEM_CHARGED, m->charged, pad) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_FWD_ALLOC, m->fwd_alloc) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_WMEM_ALLOC, m->wmem_alloc) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_RCVBUF, m->rcvbuf) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_SNDBUF, m->sndbuf))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* One part of a connection: its attributes and EVs ev_from.. (+ planes). */
 static int mrc_nl_fill_conn(struct sk_buff *skb, struct net *net,
 			    const void *obj)
@@ -214,7 +243,8 @@ static int mrc_nl_fill_conn(struct sk_buff *skb, struct net *net,
 			   pad) ||
 	    mrc_nl_put_u64(skb, MRC_CONN_ATTR_EVENTS_DROPPED,
 			   s->st.events_dropped, pad) ||
-	    nla_put_u32(skb, MRC_CONN_ATTR_N_EVS, s->n_ev))
+	    nla_put_u32(skb, MRC_CONN_ATTR_N_EVS, s->n_ev) ||
+	    mrc_nl_fill_conn_mem(skb, &s->mem))
 		return -EMSGSIZE;
 	for (i = 0; !s->ev_from && i < s->n_planes; i++)
 		if (mrc_nl_fill_conn_plane(skb, i, &s->planes[i]))

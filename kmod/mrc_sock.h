@@ -160,6 +160,9 @@ struct mrc_sock_opts {
  * @tx_frags:   flowcell frag pages, a ring (mrc_mem_tx_frag()); each holds
  *              one reference of its own and is charged to the socket
  * @tx_frag_next: the slot of @tx_frags to take from next
+ * @mem_charged: bytes charged to the socket's memory accounting now
+ *              (mrc_mem_charge() less mrc_mem_uncharge()): its messages,
+ *              the kept pages and @tx_frags
  * @rx_cap:     size of @rxm (engine rx_max_msgs)
  * @rxm:        messages being received, index msn % @rx_cap
  * @rx_next_msn: MSN of the next message to deliver
@@ -303,6 +306,7 @@ struct mrc_sock {
 	u32 tx_page_cached;			/* L/R */
 	struct page *tx_frags[MRC_TX_FRAGS];	/* L */
 	u8 tx_frag_next;			/* L */
+	u64 mem_charged;			/* L */
 	u16 rx_cap;				/* L */
 	struct mrc_msgbuf **rxm;		/* L */
 	u16 rx_next_msn;			/* L */

@@ -15,8 +15,10 @@
  *
  *  - MRC_INFO: filled under the socket lock and the connection lock (the
  *    state, the engine mrc_sock.conn and its statistics are the
- *    connection lock's), so the fill does not sleep (GFP_ATOMIC); the
- *    per-plane transmit counts are atomic64_t, read without a lock.
+ *    connection lock's, and so are the memory figures of
+ *    mrc_mem_get_stats(): every charge is made under it), so the fill
+ *    does not sleep (GFP_ATOMIC); the per-plane transmit counts are
+ *    atomic64_t, read without a lock.
  *
  * The contract (errno of every case) is Documentation/networking/mrc-socket.rst.
  */
@@ -27,6 +29,7 @@
 #include <net/sock.h>
 
 #include "mrc_impl.h"
+#include "mrc_mem.h"
 #include "mrc_path.h"
 #include "mrc_profile.h"
 #include "mrc_sock.h"
@@ -122,6 +125,7 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 {
 	struct mrc_conn_stats *st;
 	struct mrc_plane_info pi;
+	struct mrc_mem_stats mem;
 	struct mrc_ev_info ei;
 	u32 i, n;
 
@@ -134,6 +138,17 @@ static void mrc_fill_info(struct mrc_sock *ms, struct mrc_info *mi)
 		mi->mi_planes[i].tx_pkts = atomic64_read(&ms->plane_pkts[i]);
 		mi->mi_planes[i].tx_bytes = atomic64_read(&ms->plane_bytes[i]);
 	}
+	/* In every state: the buffer sizes apply before connect() too. */
+	mrc_mem_get_stats(ms, &mem);
+	mi->mi_rmem_alloc = mem.rmem_alloc;
+	mi->mi_rmem_unread = mem.rmem_unread;
+	mi->mi_wmem_queued = mem.wmem_queued;
+	mi->mi_wmem_kept = mem.wmem_kept;
+	mi->mi_mem_charged = mem.charged;
+	mi->mi_fwd_alloc = mem.fwd_alloc;
+	mi->mi_wmem_alloc = mem.wmem_alloc;
+	mi->mi_rcvbuf = mem.rcvbuf;
+	mi->mi_sndbuf = mem.sndbuf;
 	if (!ms->conn)
 		return;
 	mi->mi_cc_algo = ms->cc_algo;

@@ -83,12 +83,16 @@ class _Info(ctypes.Structure):
                  ("mi_rx_sacks", _U64),
                  ("mi_rtx_path", _U64), ("mi_paths_retired", _U64),
                  ("mi_paths_gray", _U64), ("mi_cwnd_cuts_spared", _U64),
-                 ("mi_local_drops", _U64), ("mi_rtx_local", _U64)])
+                 ("mi_local_drops", _U64), ("mi_rtx_local", _U64)] +
+                [(n, _U64) for n in ("mi_rmem_alloc", "mi_rmem_unread", "mi_wmem_queued",
+                                     "mi_wmem_kept", "mi_mem_charged")] +
+                [(n, _U32) for n in ("mi_fwd_alloc", "mi_wmem_alloc", "mi_rcvbuf",
+                                     "mi_sndbuf")])
 
 
 # The ABI sizes of uapi/linux/mrc.h: a mismatch is a bug here, not the user's.
 assert ctypes.sizeof(_SockaddrMrc) == 32
-assert ctypes.sizeof(_Info) == 168 + MRC_INFO_PLANES * 32 + 24 + 24 + 8 + 24 + 32 + 16
+assert ctypes.sizeof(_Info) == 168 + MRC_INFO_PLANES * 32 + 24 + 24 + 8 + 24 + 32 + 16 + 56
 
 
 def _load_libmrc():

@@ -20,7 +20,7 @@ def _loaded():
 class Abi(unittest.TestCase):
     def test_struct_sizes_are_the_uapi_ones(self):
         self.assertEqual(32, ctypes.sizeof(mrc._SockaddrMrc))
-        self.assertEqual(168 + 32 * 32 + 24 + 24 + 8 + 24 + 32 + 16, ctypes.sizeof(mrc._Info))
+        self.assertEqual(168 + 32 * 32 + 24 + 24 + 8 + 24 + 32 + 16 + 56, ctypes.sizeof(mrc._Info))
         self.assertEqual(32, ctypes.sizeof(mrc._InfoPlane))
 
     def test_field_offsets(self):
@@ -37,6 +37,10 @@ class Abi(unittest.TestCase):
         self.assertEqual(168 + 32 * 32 + 104, mrc._Info.mi_cwnd_cuts_spared.offset)
         self.assertEqual(168 + 32 * 32 + 112, mrc._Info.mi_local_drops.offset)
         self.assertEqual(168 + 32 * 32 + 120, mrc._Info.mi_rtx_local.offset)
+        self.assertEqual(168 + 32 * 32 + 128, mrc._Info.mi_rmem_alloc.offset)
+        self.assertEqual(168 + 32 * 32 + 160, mrc._Info.mi_mem_charged.offset)
+        self.assertEqual(168 + 32 * 32 + 168, mrc._Info.mi_fwd_alloc.offset)
+        self.assertEqual(168 + 32 * 32 + 180, mrc._Info.mi_sndbuf.offset)
 
     def test_constants(self):
         self.assertEqual(261, mrc.SOL_MRC)

@@ -6,6 +6,8 @@
 # the connection with its addresses, state and every EV (more EVs than one
 # dump message carries, so the parts must merge); the qpn filter selects it
 # alone; per-plane sums equal the sums over the EVs of the same snapshot;
+# at a quiet point the client's memory figures pin no message, agree with
+# MRC_INFO's and make whole pages;
 # "mrcctl -j monitor" reports conn-up and conn-down for it; "mrcctl -j stats"
 # carries the /proc/net/mrc counters.
 cd "$(dirname "$0")" || exit 1
@@ -81,6 +83,16 @@ expect_eq "conn dump timeouts = MRC_INFO" \
 expect_eq "conn dump data packets = MRC_INFO" \
 	"$(sed -nE 's/^info .*"tx_pkts":([0-9]+).*/\1/p' "$out/cli")" \
 	"$(sed -nE 's/.*"tx_pkts":([0-9]+),.*/\1/p' "$out/q.path")"
+# What the client pins there (the memory fields, MRC_INFO version 8):
+# every message read and every one of its own acknowledged, so no
+# message; its kept and frag pages stay charged, the same in both.
+expect_eq "conn dump: no message pinned at the quiet point (rmem_alloc wmem_queued)" "0 0" \
+	"$(sed -nE 's/.*"rmem_alloc":([0-9]+),.*"wmem_queued":([0-9]+),.*/\1 \2/p' "$out/q.path")"
+expect_eq "conn dump mem_charged = MRC_INFO" \
+	"$(sed -nE 's/^info .*"mem_charged":([0-9]+).*/\1/p' "$out/cli")" \
+	"$(sed -nE 's/.*"mem_charged":([0-9]+),.*/\1/p' "$out/q.path")"
+pinned=$(sed -nE 's/.*"mem_charged":([0-9]+),"fwd_alloc":([0-9]+),.*/\1 + \2/p' "$out/q.path")
+check "conn dump: the client pins whole pages ($pinned)" [ $(((${pinned:-1}) % 4096)) = 0 ]
 touch "$out/go"
 wait $cpid
 check "client exit ($(head -c 200 "$out/cli.err"))" [ $? = 0 ]

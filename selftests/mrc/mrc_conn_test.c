@@ -574,6 +574,63 @@ TEST_F(conn, info_sane)
 	/* Every SACK the client took, the server sent; it got none back. */
 	EXPECT_GE(mi.mi_tx_sacks, rx_sacks);
 	EXPECT_EQ(0u, mi.mi_rx_sacks);
+	/* A program built against version 7 gets version 7's prefix. */
+	len = MRC_INFO_SIZE_V7;
+	ASSERT_EQ(0, getsockopt(self->afd, SOL_MRC, MRC_INFO, &mi, &len));
+	EXPECT_EQ((socklen_t)MRC_INFO_SIZE_V7, len);
+	EXPECT_EQ((__u32)MRC_INFO_SIZE_V8, mi.mi_size);
+}
+
+/* MRC_INFO version 8: what a connection pins, as its buffers hold it. */
+TEST_F(conn, info_memory)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct mrc_info mi;
+	socklen_t len;
+	char buf[4096];
+	int i, rcv, snd;
+
+	memset(buf, 0x5a, sizeof(buf));
+	len = sizeof(rcv);
+	ASSERT_EQ(0, getsockopt(self->afd, SOL_SOCKET, SO_RCVBUF, &rcv, &len));
+	len = sizeof(snd);
+	ASSERT_EQ(0, getsockopt(self->afd, SOL_SOCKET, SO_SNDBUF, &snd, &len));
+	ASSERT_EQ(0, get_info(self->afd, &mi));
+	EXPECT_EQ((__u32)rcv, mi.mi_rcvbuf);
+	EXPECT_EQ((__u32)snd, mi.mi_sndbuf);
+	/* Two messages delivered and not read: the server holds them. */
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ((ssize_t)sizeof(buf), send(self->cfd, buf, sizeof(buf), 0));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, get_info(self->afd, &mi));
+		if (mi.mi_rx_msgs == 2)
+			break;
+		usleep(50000);
+	}
+	ASSERT_EQ(2u, mi.mi_rx_msgs);
+	EXPECT_GE(mi.mi_rmem_unread, 2 * sizeof(buf));
+	EXPECT_GE(mi.mi_rmem_alloc, mi.mi_rmem_unread);
+	EXPECT_LE(mi.mi_rmem_alloc, (__u64)mi.mi_rcvbuf + 2 * sizeof(buf) + page);
+	/* One snapshot: whole pages, at most what the buffers hold. */
+	EXPECT_GE(mi.mi_mem_charged, mi.mi_rmem_unread);
+	EXPECT_LE(mi.mi_mem_charged, mi.mi_rmem_alloc + mi.mi_wmem_queued + mi.mi_wmem_kept);
+	EXPECT_EQ(0u, (mi.mi_mem_charged + mi.mi_fwd_alloc) % page);
+	EXPECT_LT(mi.mi_fwd_alloc, (__u32)page);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ((ssize_t)sizeof(buf), recv_msg(self->afd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, get_info(self->afd, &mi));
+	EXPECT_EQ(0u, mi.mi_rmem_unread);
+	EXPECT_EQ(0u, (mi.mi_mem_charged + mi.mi_fwd_alloc) % page);
+	/* The sender's messages are acknowledged: nothing queued any more. */
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, get_info(self->cfd, &mi));
+		if (mi.mi_tx_msgs == 2 && !mi.mi_wmem_queued)
+			break;
+		usleep(50000);
+	}
+	EXPECT_EQ(2u, mi.mi_tx_msgs);
+	EXPECT_EQ(0u, mi.mi_wmem_queued);
+	EXPECT_EQ(0u, (mi.mi_mem_charged + mi.mi_fwd_alloc) % page);
 }
 
 TEST_F(conn, options_validated)

@@ -4,7 +4,7 @@
 # Memory accounting: the message memory of AF_MRC sockets is charged like
 # TCP's and UDP's socket memory.
 #  - Three unprivileged connection pairs in a memory cgroup whose servers
-#    stop reading for 6 s pin their buffers; the cgroup's "sock" memory
+#    stop reading for 9 s pin their buffers; the cgroup's "sock" memory
 #    (memory.stat) and the protocol's page count (MemPages in
 #    /proc/net/mrc) show it, the one within 10 % of the other; how much
 #    they pin after 3.5 s is logged against what the buffers hold once
@@ -12,9 +12,13 @@
 #    that new sockets start at 8 and 4 MiB: a reader that never reads
 #    would not let its buffer grow from the 128 KiB default), and judged
 #    against what the code lets a socket pin beyond them (one message
-#    more each way, its kept pages; issue 49). Once the readers resume,
-#    every transfer completes intact, and after close both return to zero
-#    (no charge leaks).
+#    more each way, its kept pages; issue 49). Per connection (the
+#    connection dump, "mrcctl -j conn show": MRC_INFO's memory fields), a
+#    stalled server holds what it received, within SO_RCVBUF and one
+#    message, each of the six pins whole pages within the issue's bound,
+#    2 x (SO_RCVBUF + SO_SNDBUF) + 256 KiB, and the six together pin what
+#    MemPages counts. Once the readers resume, every transfer completes
+#    intact, and after close both return to zero (no charge leaks).
 #  - With a global limit of 8 MiB (net.mrc.mem), a stalled pair stays
 #    within it (plus the per-CPU reserves of the core's accounting),
 #    refusals are counted, and the transfer completes intact when the
@@ -25,6 +29,8 @@
 cd "$(dirname "$0")" || exit 1
 . ./mrc_lib.sh
 
+M=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
+
 out=$(mktemp -d)
 cg=/sys/fs/cgroup
 grp=$cg/mrcmem
@@ -34,6 +40,8 @@ rmem_saved=$(sysctl -n net.mrc.rmem 2>/dev/null)
 wmem_saved=$(sysctl -n net.mrc.wmem 2>/dev/null)
 
 mrc_loaded || { log "mrc.ko not loaded"; exit $ksft_fail; }
+[ -x "$M" ] || { log "mrcctl not built at $M (make userspace)"; exit $ksft_fail; }
+command -v jq >/dev/null || { log "jq missing"; exit $ksft_fail; }
 [ -n "$mem_saved" ] || { log "net.mrc.mem missing"; exit $ksft_fail; }
 [ -n "$rmem_saved" ] && [ -n "$wmem_saved" ] ||
 	{ log "net.mrc.rmem or wmem missing"; exit $ksft_fail; }
@@ -62,14 +70,14 @@ veth_pair mmA mma0 fd00:3e::2/64 mmB mmb0 fd00:3e::1/64 || exit $ksft_fail
 sock_bytes() { awk '$1 == "sock" { print $2 }' "$grp/memory.stat"; }
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-# pair NAME PORT N MAX NS_PREFIX...: a server that stalls 6 s and its
-# client (N messages of up to MAX bytes each way), in the background; pids
-# in $out/NAME.pids
+# pair NAME PORT N MAX STALL_MS NS_PREFIX...: a server that stalls
+# STALL_MS ms and its client (N messages of up to MAX bytes each way), in
+# the background; pids in $out/NAME.pids
 pair() {
-	local name=$1 port=$2 n=$3 max=$4
-	shift 4
+	local name=$1 port=$2 n=$3 max=$4 stall=$5
+	shift 5
 	"$@" ip netns exec mmB "${nobody[@]}" ./mrc_xfer -l -p "$port" -n "$n" \
-		-M "$max" -s 1 --stall 0:6000 >"$out/$name.srv" 2>"$out/$name.srv.err" &
+		-M "$max" -s 1 --stall "0:$stall" >"$out/$name.srv" 2>"$out/$name.srv.err" &
 	echo $! >"$out/$name.pids"
 	sleep 0.3
 	"$@" ip netns exec mmA "${nobody[@]}" timeout 120 ./mrc_xfer -c fd00:3e::1 \
@@ -104,16 +112,19 @@ wait_pages_zero() {
 # --- memory cgroup ---------------------------------------------------------
 sysctl -q -w net.mrc.rmem="65536 8388608 8388608" || exit $ksft_fail
 sysctl -q -w net.mrc.wmem="65536 4194304 4194304" || exit $ksft_fail
+# Nothing of an earlier test still charged (orphans linger up to 2 s): the
+# per-connection figures below must add up to MemPages.
+check "no AF_MRC memory charged before the pairs start" wait_pages_zero
 s0=$(sock_bytes)
 for i in 1 2 3; do
-	pair cg$i $((7500 + i)) 60 4194304 in_cgroup
+	pair cg$i $((7500 + i)) 60 4194304 9000 in_cgroup
 done
 sleep 3.5
 # Both figures still move while the buffers fill and refused packets are
 # freed (a slow guest is still filling at 3.5 s: 44-46 MiB instead of 36,
 # and readings tens of milliseconds apart then differed by 6-23 % with the
 # module of the day before as with this one): read them back to back until
-# two readings agree, at most 10 times within the 6 s stall. A cgroup that
+# two readings agree, at most 10 times within the 9 s stall. A cgroup that
 # is not charged (sock 0, or far below) never agrees; the checks below
 # judge the figures themselves.
 # charged_as_counted: sock ($s, bytes) within 10 % of MemPages ($p, pages)
@@ -161,6 +172,77 @@ check "the six sockets pin no more than their buffers allow ($((p * 4096)) <= $c
 	[ "$((p * 4096))" -le "$cap" ]
 check "the cgroup is charged what MemPages counts (sock $s B, MemPages $((p * 4096)) B, within 10 %)" \
 	charged_as_counted
+
+# What each connection pins, still within the stall (9 s from each
+# accept(), the last at 0.9 s; the readings above took at most 2 s from
+# 4.4 s on, these take at most 10 x 0.1 s and their commands): the
+# connection dump of both namespaces ("mrcctl -j conn show": the three
+# stalled servers in mmB, their clients in mmA), each connection one
+# snapshot taken under its lock (mrc_mem_get_stats(), the memory fields
+# of MRC_INFO version 8; Documentation/networking/mrc-socket.rst):
+#  - a stalled server holds what it received (rmem_alloc > 0), within
+#    SO_RCVBUF and the one message in order beyond it (mrc_conn_rx.c: up
+#    to 4 MiB here, charged its pages plus 8 bytes a page of bookkeeping,
+#    under 64 KiB), so within the issue's bound too;
+#  - what each of the six pins, mem_charged + fwd_alloc, is a whole number
+#    of pages (charges and sk_forward_alloc move under the connection
+#    lock, the reserve by whole pages of the protocol's count) and within
+#    the issue's bound, 2 x (SO_RCVBUF + SO_SNDBUF) + 256 KiB (what the
+#    code allows, SO_RCVBUF + SO_SNDBUF + two 4 MiB messages + 388 KiB,
+#    is 4 MiB lower here);
+#  - the six together pin what MemPages counts: no other AF_MRC socket
+#    holds a charge (the listeners closed at accept() and never had one),
+#    and MemPages is the protocol's count with the per-CPU parts folded in
+#    (mrc_mem_pages()), so in one instant they would be equal. The dumps
+#    and the proc file are three readings, not one instant: in between a
+#    socket that sends without a message being admitted, read or
+#    acknowledged (the clients' probes to a full receiver) can still
+#    charge and give back its frag ring and kept pages, MRC_TX_FRAGS +
+#    MRC_TX_PAGE_CACHE = 96 pages. So they must agree within 6 x 96 pages;
+#    read until they do, at most 10 times (a slow guest may still be
+#    filling the buffers, messages of 4 MiB being admitted).
+# conn_mem NS: one line per connection of NS: rmem_alloc mem_charged
+# fwd_alloc rcvbuf sndbuf
+conn_mem() {
+	"$M" -n "$1" -j conn show |
+		jq -r '.[] | [.rmem_alloc, .mem_charged, .fwd_alloc, .rcvbuf, .sndbuf] | @tsv'
+}
+tol=$((6 * 96 * 4096))
+for i in $(seq 10); do
+	conn_mem mmB >"$out/mem.srv"
+	conn_mem mmA >"$out/mem.cli"
+	p=$(proc_counter MemPages)
+	pinned=$(awk '{ s += $2 + $3 } END { printf "%.0f\n", s }' "$out/mem.srv" "$out/mem.cli")
+	off=$((pinned - p * 4096))
+	((off < 0)) && off=$((-off))
+	((off <= tol)) && break
+	sleep 0.1
+done
+log "per connection (rmem_alloc mem_charged fwd_alloc rcvbuf sndbuf), reading $i:" \
+	"servers $(tr '\t\n' ' ;' <"$out/mem.srv") clients $(tr '\t\n' ' ;' <"$out/mem.cli")"
+check "read while every server still stalls (no \"stall end\" yet)" \
+	[ -z "$(grep -h 'stall end' "$out"/cg[123].srv.err)" ]
+expect_eq "the connection dump lists the three stalled servers" 3 "$(wc -l <"$out/mem.srv")"
+expect_eq "the connection dump lists their three clients" 3 "$(wc -l <"$out/mem.cli")"
+check "the six connections pin what MemPages counts ($pinned B, MemPages $((p * 4096)) B, within $tol B)" \
+	[ "$off" -le "$tol" ]
+i=0
+while read -r rmem charged fwd rcvbuf sndbuf; do
+	i=$((i + 1))
+	check "server $i holds what it received (rmem_alloc $rmem B > 0)" [ "$rmem" -gt 0 ]
+	check "server $i: rmem_alloc within SO_RCVBUF and one message ($rmem <= $rcvbuf + 4 MiB + 64 KiB)" \
+		[ "$rmem" -le $((rcvbuf + (4 << 20) + (64 << 10))) ]
+	check "server $i: rmem_alloc within the issue's bound ($rmem <= 2 x ($rcvbuf + $sndbuf) + 256 KiB)" \
+		[ "$rmem" -le $((2 * (rcvbuf + sndbuf) + (256 << 10))) ]
+done <"$out/mem.srv"
+i=0
+while read -r rmem charged fwd rcvbuf sndbuf; do
+	i=$((i + 1))
+	check "connection $i pins whole pages ($charged + $fwd B)" \
+		[ $(((charged + fwd) % 4096)) = 0 ]
+	check "connection $i pins within the issue's bound ($charged + $fwd <= 2 x ($rcvbuf + $sndbuf) + 256 KiB)" \
+		[ $((charged + fwd)) -le $((2 * (rcvbuf + sndbuf) + (256 << 10))) ]
+done < <(cat "$out/mem.srv" "$out/mem.cli")
 for i in 1 2 3; do
 	finish_pair cg$i
 done
@@ -176,7 +258,7 @@ check "the cgroup's sock memory is back to 0 ($s)" [ "$s" = 0 ]
 # hard limit are not served fairly (see Documentation/admin-guide/mrc.rst).
 sysctl -q -w net.mrc.mem="1024 1536 2048" || exit $ksft_fail
 t0=$(proc_counter TxMemLimit mmA) r0=$(proc_counter RxMemLimit mmB)
-pair lim 7510 200 1048576
+pair lim 7510 200 1048576 6000
 max=0
 for i in $(seq 30); do
 	p=$(proc_counter MemPages)

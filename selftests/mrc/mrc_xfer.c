@@ -20,6 +20,7 @@
  * --info-json: once every message sent is acknowledged (the connection is
  * quiet: nothing of ours in flight), print the connection's MRC_INFO as
  *   info {"qpn":...,"tx_pkts":...,...}
+ * (with what it pins then: rmem_alloc, wmem_queued, mem_charged, fwd_alloc)
  * --hold FILE: then keep the connection open until FILE exists (at most
  * 60 s), so that a test can dump it before close().
  * --info-file FILE: write MRC_INFO as one JSON line to FILE (replaced
@@ -253,7 +254,7 @@ static void write_info(int fd, const char *path)
 		"\"mtu\":%u,\"tx_sacks\":%llu,\"tx_sacks_merged\":%llu,"
 		"\"rx_sacks\":%llu,\"rtx_path\":%llu,\"paths_retired\":%llu,"
 		"\"paths_gray\":%llu,\"cwnd_cuts_spared\":%llu,"
-		"\"local_drops\":%llu,\"rtx_local\":%llu}\n",
+		"\"local_drops\":%llu,\"rtx_local\":%llu,",
 		(unsigned long long)mi.mi_lost_inferred,
 		(unsigned long long)mi.mi_spurious_losses,
 		(unsigned long long)mi.mi_tlp_probes,
@@ -267,6 +268,16 @@ static void write_info(int fd, const char *path)
 		(unsigned long long)mi.mi_cwnd_cuts_spared,
 		(unsigned long long)mi.mi_local_drops,
 		(unsigned long long)mi.mi_rtx_local);
+	fprintf(f, "\"rmem_alloc\":%llu,\"rmem_unread\":%llu,"
+		"\"wmem_queued\":%llu,\"wmem_kept\":%llu,\"mem_charged\":%llu,"
+		"\"fwd_alloc\":%u,\"wmem_alloc\":%u,\"rcvbuf\":%u,"
+		"\"sndbuf\":%u}\n",
+		(unsigned long long)mi.mi_rmem_alloc,
+		(unsigned long long)mi.mi_rmem_unread,
+		(unsigned long long)mi.mi_wmem_queued,
+		(unsigned long long)mi.mi_wmem_kept,
+		(unsigned long long)mi.mi_mem_charged, mi.mi_fwd_alloc,
+		mi.mi_wmem_alloc, mi.mi_rcvbuf, mi.mi_sndbuf);
 	fclose(f);
 	rename(tmp, path);
 }
@@ -310,7 +321,8 @@ static int print_info(int fd, unsigned long sent)
 	       "\"timeouts\":%llu,\"ev_good\":%u,\"ev_bad\":%u,"
 	       "\"spurious_timeouts\":%llu,\"lost_inferred\":%llu,"
 	       "\"spurious_losses\":%llu,\"local_drops\":%llu,"
-	       "\"rtx_local\":%llu}\n",
+	       "\"rtx_local\":%llu,\"rmem_alloc\":%llu,\"wmem_queued\":%llu,"
+	       "\"mem_charged\":%llu,\"fwd_alloc\":%u}\n",
 	       mi.mi_qpn, mi.mi_peer_qpn, mi.mi_state,
 	       (unsigned long long)mi.mi_tx_msgs,
 	       (unsigned long long)mi.mi_tx_pkts,
@@ -321,7 +333,10 @@ static int print_info(int fd, unsigned long sent)
 	       (unsigned long long)mi.mi_lost_inferred,
 	       (unsigned long long)mi.mi_spurious_losses,
 	       (unsigned long long)mi.mi_local_drops,
-	       (unsigned long long)mi.mi_rtx_local);
+	       (unsigned long long)mi.mi_rtx_local,
+	       (unsigned long long)mi.mi_rmem_alloc,
+	       (unsigned long long)mi.mi_wmem_queued,
+	       (unsigned long long)mi.mi_mem_charged, mi.mi_fwd_alloc);
 	fflush(stdout);
 	return 0;
 }

@@ -387,6 +387,33 @@ void DecodeConnPart(nlmsghdr* nlh, std::vector<Conn>& conns) {
                 case MRC_CONN_ATTR_EV_LOST:
                     c.ev_lost = static_cast<uint32_t>(nl::GetUint(a));
                     break;
+                case MRC_CONN_ATTR_RMEM_ALLOC:
+                    c.rmem_alloc = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_RMEM_UNREAD:
+                    c.rmem_unread = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_WMEM_QUEUED:
+                    c.wmem_queued = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_WMEM_KEPT:
+                    c.wmem_kept = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_MEM_CHARGED:
+                    c.mem_charged = nl::GetUint(a);
+                    break;
+                case MRC_CONN_ATTR_FWD_ALLOC:
+                    c.fwd_alloc = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_WMEM_ALLOC:
+                    c.wmem_alloc = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_RCVBUF:
+                    c.rcvbuf = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
+                case MRC_CONN_ATTR_SNDBUF:
+                    c.sndbuf = static_cast<uint32_t>(nl::GetUint(a));
+                    break;
                 case MRC_CONN_ATTR_PLANE: {
                     ConnPlane p;
                     nl::ForEachNested(a, [&](nlattr* f) {

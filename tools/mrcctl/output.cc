@@ -135,6 +135,10 @@ void PrintConn(std::ostream& os, const Conn& c) {
        << ConnStateName(c.state) << " cwnd " << c.cwnd << " srtt-ns " << c.srtt_ns << " tx-pkts "
        << c.tx_pkts << " tx-bytes " << c.tx_bytes << " retransmits " << c.retransmits
        << " timeouts " << c.timeouts << " evs " << c.n_evs << '\n';
+    os << "  mem rmem-alloc " << c.rmem_alloc << " rmem-unread " << c.rmem_unread << " rcvbuf "
+       << c.rcvbuf << " wmem-queued " << c.wmem_queued << " wmem-kept " << c.wmem_kept
+       << " wmem-alloc " << c.wmem_alloc << " sndbuf " << c.sndbuf << " charged " << c.mem_charged
+       << " fwd-alloc " << c.fwd_alloc << '\n';
     for (const auto& p : c.planes)
         os << "  plane " << unsigned(p.id) << (p.up ? " up" : " down") << " evs " << p.n_evs
            << " active " << p.n_active << " good " << p.n_good << " bad " << p.n_bad << " sent "
@@ -179,6 +183,15 @@ void JsonConn(JsonWriter& j, const Conn& c, bool with_paths) {
     j.Key("timeouts").Uint(c.timeouts);
     j.Key("events_dropped").Uint(c.events_dropped);
     j.Key("n_evs").Uint(c.n_evs);
+    j.Key("rmem_alloc").Uint(c.rmem_alloc);
+    j.Key("rmem_unread").Uint(c.rmem_unread);
+    j.Key("wmem_queued").Uint(c.wmem_queued);
+    j.Key("wmem_kept").Uint(c.wmem_kept);
+    j.Key("mem_charged").Uint(c.mem_charged);
+    j.Key("fwd_alloc").Uint(c.fwd_alloc);
+    j.Key("wmem_alloc").Uint(c.wmem_alloc);
+    j.Key("rcvbuf").Uint(c.rcvbuf);
+    j.Key("sndbuf").Uint(c.sndbuf);
     j.Key("planes").BeginArray();
     for (const auto& p : c.planes) {
         j.BeginObject();

@@ -74,6 +74,9 @@ struct Conn {
     uint32_t cwnd = 0, n_evs = 0;
     uint64_t srtt_ns = 0, retransmits = 0, timeouts = 0, tx_pkts = 0, tx_bytes = 0;
     uint64_t events_dropped = 0;
+    // What the connection pins, bytes (MRC_INFO's memory fields).
+    uint64_t rmem_alloc = 0, rmem_unread = 0, wmem_queued = 0, wmem_kept = 0, mem_charged = 0;
+    uint32_t fwd_alloc = 0, wmem_alloc = 0, rcvbuf = 0, sndbuf = 0;
     uint32_t error = 0;    // conn-down event: errno, 0 for a close
     uint32_t ev_lost = 0;  // path-change event: changes left out
     std::vector<ConnPlane> planes;
@@ -112,8 +115,8 @@ void JsonRoute(JsonWriter& j, const Route& r);
 void JsonProfile(JsonWriter& j, const Profile& p);
 void JsonStats(JsonWriter& j, const Stats& s);
 
-// conn show: one line per connection (+ one per plane); path show: a table
-// of the EVs of each connection.
+// conn show: one line per connection, one with the memory it pins (+ one
+// per plane); path show: a table of the EVs of each connection.
 void PrintConn(std::ostream& os, const Conn& c);
 void PrintConnPaths(std::ostream& os, const Conn& c);
 void JsonConn(JsonWriter& j, const Conn& c, bool with_paths);

@@ -372,6 +372,15 @@ void MsgConn::WriteInfo(JsonWriter& w) const {
             w.Field("cwnd_cuts_spared", static_cast<uint64_t>(mi.mi_cwnd_cuts_spared));
             w.Field("local_drops", static_cast<uint64_t>(mi.mi_local_drops));
             w.Field("rtx_local", static_cast<uint64_t>(mi.mi_rtx_local));
+            w.Field("rmem_alloc", static_cast<uint64_t>(mi.mi_rmem_alloc));
+            w.Field("rmem_unread", static_cast<uint64_t>(mi.mi_rmem_unread));
+            w.Field("wmem_queued", static_cast<uint64_t>(mi.mi_wmem_queued));
+            w.Field("wmem_kept", static_cast<uint64_t>(mi.mi_wmem_kept));
+            w.Field("mem_charged", static_cast<uint64_t>(mi.mi_mem_charged));
+            w.Field("fwd_alloc", mi.mi_fwd_alloc);
+            w.Field("wmem_alloc", mi.mi_wmem_alloc);
+            w.Field("rcvbuf", mi.mi_rcvbuf);
+            w.Field("sndbuf", mi.mi_sndbuf);
             w.Field("spurious_timeouts", static_cast<uint64_t>(mi.mi_spurious_timeouts));
             w.Field("retransmits", static_cast<uint64_t>(mi.mi_retransmits));
             w.Field("timeouts", static_cast<uint64_t>(mi.mi_timeouts));

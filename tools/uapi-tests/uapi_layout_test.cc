@@ -31,6 +31,23 @@ TEST(UapiLayout, SockaddrOffsets) {
     EXPECT_EQ(sizeof(sockaddr_mrc::smrc_family), sizeof(sa_family_t));
 }
 
+// struct mrc_info only grows: each version starts where the one before
+// ended (a program passes the size it knows and gets that prefix).
+TEST(UapiLayout, InfoVersionsAppendOnly) {
+    auto v = [](int size) { return static_cast<size_t>(size); };
+    EXPECT_EQ(offsetof(mrc_info, mi_spurious_timeouts), v(MRC_INFO_SIZE_V1));
+    EXPECT_EQ(offsetof(mrc_info, mi_lost_inferred), v(MRC_INFO_SIZE_V2));
+    EXPECT_EQ(offsetof(mrc_info, mi_iw_share_cuts), v(MRC_INFO_SIZE_V3));
+    EXPECT_EQ(offsetof(mrc_info, mi_tx_sacks), v(MRC_INFO_SIZE_V4));
+    EXPECT_EQ(offsetof(mrc_info, mi_rtx_path), v(MRC_INFO_SIZE_V5));
+    EXPECT_EQ(offsetof(mrc_info, mi_local_drops), v(MRC_INFO_SIZE_V6));
+    EXPECT_EQ(offsetof(mrc_info, mi_rmem_alloc), v(MRC_INFO_SIZE_V7));
+    EXPECT_EQ(offsetof(mrc_info, mi_fwd_alloc), v(MRC_INFO_SIZE_V7) + 40);
+    EXPECT_EQ(offsetof(mrc_info, mi_sndbuf) + sizeof(__u32), v(MRC_INFO_SIZE_V8));
+    EXPECT_EQ(sizeof(mrc_info), v(MRC_INFO_SIZE_V8));
+    EXPECT_EQ(sizeof(mrc_info) % 8, 0u);
+}
+
 TEST(UapiLayout, Constants) {
     EXPECT_EQ(AF_MRC_DEFAULT, 12);  // AF_DECnet's slot, unused since 6.1
     EXPECT_LT(AF_MRC_DEFAULT, AF_MAX);

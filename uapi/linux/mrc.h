@@ -672,6 +672,20 @@ enum mrc_path_state {
  *	connection failed with (ETIMEDOUT, ECONNRESET), 0 for a close
  * @MRC_CONN_ATTR_EV_LOST: u32, MRC_CMD_PATH_CHANGE_NTF: EV changes of the
  *	same engine input left out of the message (over its capacity)
+ * @MRC_CONN_ATTR_RMEM_ALLOC: u64, struct mrc_info.mi_rmem_alloc: bytes
+ *	charged for received messages (unread, being received)
+ * @MRC_CONN_ATTR_RMEM_UNREAD: u64, mi_rmem_unread: of these, delivered
+ *	messages not read yet
+ * @MRC_CONN_ATTR_WMEM_QUEUED: u64, mi_wmem_queued: bytes charged for sent
+ *	messages not acknowledged yet
+ * @MRC_CONN_ATTR_WMEM_KEPT: u64, mi_wmem_kept: kept pages and frag pages
+ * @MRC_CONN_ATTR_MEM_CHARGED: u64, mi_mem_charged: bytes charged to the
+ *	protocol's memory accounting
+ * @MRC_CONN_ATTR_FWD_ALLOC: u32, mi_fwd_alloc: sk_forward_alloc
+ * @MRC_CONN_ATTR_WMEM_ALLOC: u32, mi_wmem_alloc: truesize of the packets
+ *	in this host's queues
+ * @MRC_CONN_ATTR_RCVBUF: u32, SO_RCVBUF now
+ * @MRC_CONN_ATTR_SNDBUF: u32, SO_SNDBUF now
  */
 enum mrc_conn_attr {
 	MRC_CONN_ATTR_UNSPEC,
@@ -697,6 +711,15 @@ enum mrc_conn_attr {
 	MRC_CONN_ATTR_EV,
 	MRC_CONN_ATTR_ERROR,
 	MRC_CONN_ATTR_EV_LOST,
+	MRC_CONN_ATTR_RMEM_ALLOC,
+	MRC_CONN_ATTR_RMEM_UNREAD,
+	MRC_CONN_ATTR_WMEM_QUEUED,
+	MRC_CONN_ATTR_WMEM_KEPT,
+	MRC_CONN_ATTR_MEM_CHARGED,
+	MRC_CONN_ATTR_FWD_ALLOC,
+	MRC_CONN_ATTR_WMEM_ALLOC,
+	MRC_CONN_ATTR_RCVBUF,
+	MRC_CONN_ATTR_SNDBUF,
 
 	/* private: */
 	__MRC_CONN_ATTR_CNT,
@@ -915,6 +938,32 @@ struct mrc_info_plane {
  *                  connection took back (reported at once, resent without
  *                  a timeout)
  * @mi_rtx_local:   retransmissions of those
+ *
+ * Since MRC_INFO_SIZE_V8 (memory: what the connection pins, one snapshot
+ * taken under its lock; Documentation/networking/mrc-socket.rst):
+ * @mi_rmem_alloc:  bytes charged for received messages, delivered but not
+ *                  read and still being received (out-of-order ones and
+ *                  the packets they hold included): what SO_RCVBUF bounds
+ * @mi_rmem_unread: of these, the delivered messages waiting for recvmsg()
+ * @mi_wmem_queued: bytes charged for sent messages not yet acknowledged,
+ *                  queued or in flight: what SO_SNDBUF bounds
+ * @mi_wmem_kept:   bytes of the pages kept for the next messages and of
+ *                  the flowcell frag pages, charged to the socket too
+ * @mi_mem_charged: bytes the socket has charged to the protocol's memory
+ *                  accounting (net.mrc.mem, the memory cgroup):
+ *                  @mi_rmem_alloc + @mi_wmem_queued + @mi_wmem_kept, less
+ *                  a received message admitted uncharged when the global
+ *                  limit or the memory cgroup refused it (the next in
+ *                  order while nothing delivered waits: at most one)
+ * @mi_fwd_alloc:   bytes of charged pages not used yet (sk_forward_alloc,
+ *                  less than a page between two charges): with
+ *                  @mi_mem_charged a whole number of pages, the socket's
+ *                  share of MemPages in /proc/net/mrc
+ * @mi_wmem_alloc:  truesize of the connection's packets in this host's
+ *                  queues (sk_wmem_alloc): not charged; the transmit path
+ *                  stops adding at net.mrc.limit_output_bytes
+ * @mi_rcvbuf:      SO_RCVBUF now (sk_rcvbuf, as grown by the kernel)
+ * @mi_sndbuf:      SO_SNDBUF now (sk_sndbuf, as grown by the kernel)
  */
 struct mrc_info {
 	__u32	mi_size;
@@ -964,6 +1013,15 @@ struct mrc_info {
 	__u64	mi_cwnd_cuts_spared;
 	__u64	mi_local_drops;
 	__u64	mi_rtx_local;
+	__u64	mi_rmem_alloc;
+	__u64	mi_rmem_unread;
+	__u64	mi_wmem_queued;
+	__u64	mi_wmem_kept;
+	__u64	mi_mem_charged;
+	__u32	mi_fwd_alloc;
+	__u32	mi_wmem_alloc;
+	__u32	mi_rcvbuf;
+	__u32	mi_sndbuf;
 };
 
 #define MRC_INFO_SIZE_V1	(168 + MRC_INFO_PLANES * 32)
@@ -973,13 +1031,14 @@ struct mrc_info {
 #define MRC_INFO_SIZE_V5	(MRC_INFO_SIZE_V4 + 24)
 #define MRC_INFO_SIZE_V6	(MRC_INFO_SIZE_V5 + 32)
 #define MRC_INFO_SIZE_V7	(MRC_INFO_SIZE_V6 + 16)
+#define MRC_INFO_SIZE_V8	(MRC_INFO_SIZE_V7 + 56)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V7, "mrc_info ABI");
+static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V8, "mrc_info ABI");
 #else
 _Static_assert(sizeof(struct mrc_profile_opt) == 8, "mrc_profile_opt ABI");
-_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V7, "mrc_info ABI");
+_Static_assert(sizeof(struct mrc_info) == MRC_INFO_SIZE_V8, "mrc_info ABI");
 #endif
 
 #endif /* _UAPI_LINUX_MRC_H */

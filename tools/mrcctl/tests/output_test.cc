@@ -190,6 +190,15 @@ Conn SampleConn() {
     c.retransmits = 2;
     c.timeouts = 1;
     c.n_evs = 2;
+    c.rmem_alloc = 138240;
+    c.rmem_unread = 69632;
+    c.wmem_queued = 73728;
+    c.wmem_kept = 4096;
+    c.mem_charged = 216064;
+    c.fwd_alloc = 1024;
+    c.wmem_alloc = 9000;
+    c.rcvbuf = 131072;
+    c.sndbuf = 262144;
     c.planes.push_back(ConnPlane{0, true, 2, 2, 1, 1, 10, 8, 0, 1});
     c.paths.push_back(ConnPath{0, 0x100, 0, MRC_PATH_GOOD, true, 6, 6, 0, 0});
     c.paths.push_back(ConnPath{1, 0x200, 0, MRC_PATH_ASSUMED_BAD, false, 4, 2, 0, 1});
@@ -203,6 +212,8 @@ TEST(Output, ConnText) {
               "conn qpn 4660 peer-qpn 22136 local [fd00::1]:7000 peer [fd00::2]:7001 id 5 "
               "peer-id 6 state established cwnd 65536 srtt-ns 1000 tx-pkts 10 tx-bytes 8000 "
               "retransmits 2 timeouts 1 evs 2\n"
+              "  mem rmem-alloc 138240 rmem-unread 69632 rcvbuf 131072 wmem-queued 73728 "
+              "wmem-kept 4096 wmem-alloc 9000 sndbuf 262144 charged 216064 fwd-alloc 1024\n"
               "  plane 0 up evs 2 active 2 good 1 bad 1 sent 10 sacked 8 nacked 0 timeouts 1\n");
 }
 
@@ -226,8 +237,10 @@ TEST(Output, ConnJson) {
               R"("peer":"fd00::2","peer_service":7001,"conn_id":5,"peer_conn_id":6,)"
               R"("state":"established","cwnd":65536,"srtt_ns":1000,"tx_pkts":10,)"
               R"("tx_bytes":8000,"retransmits":2,"timeouts":1,"events_dropped":0,"n_evs":2,)"
-              R"("planes":[{"id":0,"up":true,"evs":2,"active":2,"good":1,"bad":1,"sent":10,)"
-              R"("sacked":8,"nacked":0,"timeouts":1}]})");
+              R"("rmem_alloc":138240,"rmem_unread":69632,"wmem_queued":73728,"wmem_kept":4096,)"
+              R"("mem_charged":216064,"fwd_alloc":1024,"wmem_alloc":9000,"rcvbuf":131072,)"
+              R"("sndbuf":262144,"planes":[{"id":0,"up":true,"evs":2,"active":2,"good":1,)"
+              R"("bad":1,"sent":10,"sacked":8,"nacked":0,"timeouts":1}]})");
     std::ostringstream ps;
     JsonWriter k(ps);
     JsonConn(k, SampleConn(), true);
