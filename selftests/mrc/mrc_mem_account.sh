@@ -4,7 +4,8 @@
 # Memory accounting: the message memory of AF_MRC sockets is charged like
 # TCP's and UDP's socket memory.
 #  - Three unprivileged connection pairs in a memory cgroup whose servers
-#    stop reading for 9 s pin their buffers; the cgroup's "sock" memory
+#    stop reading until the readings below are taken (a go-file, at most
+#    60 s: mrc_xfer --stall) pin their buffers; the cgroup's "sock" memory
 #    (memory.stat) and the protocol's page count (MemPages in
 #    /proc/net/mrc) show it, the one within 10 % of the other; how much
 #    they pin after 3.5 s is logged against what the buffers hold once
@@ -32,6 +33,9 @@ cd "$(dirname "$0")" || exit 1
 M=${MRCCTL:-${MRC_TOP:-/mrc}/build/cmake/tools/mrcctl/mrcctl}
 
 out=$(mktemp -d)
+# The stalled servers run as nobody and look for the go-file in here.
+chmod 755 "$out"
+go=$out/go
 cg=/sys/fs/cgroup
 grp=$cg/mrcmem
 mounted=0
@@ -70,9 +74,10 @@ veth_pair mmA mma0 fd00:3e::2/64 mmB mmb0 fd00:3e::1/64 || exit $ksft_fail
 sock_bytes() { awk '$1 == "sock" { print $2 }' "$grp/memory.stat"; }
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-# pair NAME PORT N MAX STALL_MS NS_PREFIX...: a server that stalls
-# STALL_MS ms and its client (N messages of up to MAX bytes each way), in
-# the background; pids in $out/NAME.pids
+# pair NAME PORT N MAX STALL NS_PREFIX...: a server that stalls (STALL:
+# MS, or MS:FILE for at most MS ms until FILE exists) and its client (N
+# messages of up to MAX bytes each way), in the background; pids in
+# $out/NAME.pids
 pair() {
 	local name=$1 port=$2 n=$3 max=$4 stall=$5
 	shift 5
@@ -117,14 +122,14 @@ sysctl -q -w net.mrc.wmem="65536 4194304 4194304" || exit $ksft_fail
 check "no AF_MRC memory charged before the pairs start" wait_pages_zero
 s0=$(sock_bytes)
 for i in 1 2 3; do
-	pair cg$i $((7500 + i)) 60 4194304 9000 in_cgroup
+	pair cg$i $((7500 + i)) 60 4194304 "60000:$go" in_cgroup
 done
 sleep 3.5
 # Both figures still move while the buffers fill and refused packets are
 # freed (a slow guest is still filling at 3.5 s: 44-46 MiB instead of 36,
 # and readings tens of milliseconds apart then differed by 6-23 % with the
 # module of the day before as with this one): read them back to back until
-# two readings agree, at most 10 times within the 9 s stall. A cgroup that
+# two readings agree, at most 10 times within the stall. A cgroup that
 # is not charged (sock 0, or far below) never agrees; the checks below
 # judge the figures themselves.
 # charged_as_counted: sock ($s, bytes) within 10 % of MemPages ($p, pages)
@@ -173,9 +178,9 @@ check "the six sockets pin no more than their buffers allow ($((p * 4096)) <= $c
 check "the cgroup is charged what MemPages counts (sock $s B, MemPages $((p * 4096)) B, within 10 %)" \
 	charged_as_counted
 
-# What each connection pins, still within the stall (9 s from each
-# accept(), the last at 0.9 s; the readings above took at most 2 s from
-# 4.4 s on, these take at most 10 x 0.1 s and their commands): the
+# What each connection pins, still within the stall (the servers read
+# again only once $go exists, created after these readings: a fixed 9 s
+# stall ran out before them in a guest on a loaded host): the
 # connection dump of both namespaces ("mrcctl -j conn show": the three
 # stalled servers in mmB, their clients in mmA), each connection one
 # snapshot taken under its lock (mrc_mem_get_stats(), the memory fields
@@ -235,6 +240,7 @@ while read -r rmem charged fwd rcvbuf sndbuf; do
 	check "server $i: rmem_alloc within the issue's bound ($rmem <= 2 x ($rcvbuf + $sndbuf) + 256 KiB)" \
 		[ "$rmem" -le $((2 * (rcvbuf + sndbuf) + (256 << 10))) ]
 done <"$out/mem.srv"
+touch "$go"
 i=0
 while read -r rmem charged fwd rcvbuf sndbuf; do
 	i=$((i + 1))

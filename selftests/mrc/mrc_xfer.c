@@ -37,9 +37,12 @@
  * --mark MARK: SO_MARK before connect()/listen() (policy routing, netfilter).
  * --bind-dev IFNAME: SO_BINDTODEVICE before connect()/listen().
  * --profile CC:EV: MRC_PROFILE (congestion-control and EV profile ids).
- * --stall AFTER:MS: after receiving AFTER messages stop reading for MS
+ * --stall AFTER:MS[:FILE]: after receiving AFTER messages stop reading for MS
  *   milliseconds (a reader that sleeps), printing "stall begin" and
- *   "stall end" on stderr as they happen.
+ *   "stall end" on stderr as they happen. With FILE, the stall ends as
+ *   soon as FILE exists, MS being only its cap: a test reads what the
+ *   stalled connection holds for as long as it needs, however slow the
+ *   guest, and then creates FILE.
  * A connection error is reported with its errno (SO_ERROR), e.g.
  * "connection error: Connection timed out".
  */
@@ -286,7 +289,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mrc_xfer (-l | -c ADDR) -p PORT [-n N] [-s SEED] [-M MAX] [-q FILE]\n"
 		"       [--info-json] [--hold FILE] [--info-file FILE] [--linger SECS]\n"
-		"       [--plane-mask MASK] [--profile CC:EV] [--stall AFTER:MS]\n"
+		"       [--plane-mask MASK] [--profile CC:EV] [--stall AFTER:MS[:FILE]]\n"
 		"       [--rcvbuf BYTES] [--mark MARK] [--bind-dev IFNAME]\n");
 	exit(2);
 }
@@ -377,6 +380,7 @@ int main(int argc, char **argv)
 	double t_info = 0, linger = 0, stall_until = 0;
 	unsigned long stall_after = 0, stall_ms = 0;
 	bool stall_done = false;
+	char stall_file[256] = "";
 	unsigned int idle = 0;
 	bool info = false;
 	int i;
@@ -415,7 +419,9 @@ int main(int argc, char **argv)
 			set_prof = true;
 			break;
 		case 'S':
-			if (sscanf(optarg, "%lu:%lu", &stall_after, &stall_ms) != 2 || !stall_ms)
+			stall_file[0] = '\0';
+			if (sscanf(optarg, "%lu:%lu:%255s", &stall_after, &stall_ms,
+				   stall_file) < 2 || !stall_ms)
 				usage();
 			break;
 		case 'B':
@@ -516,7 +522,8 @@ int main(int argc, char **argv)
 			stall_until = now_s() + stall_ms / 1000.0;
 			fprintf(stderr, "stall begin\n");
 		}
-		if (stall_until && now_s() >= stall_until) {
+		if (stall_until && (now_s() >= stall_until ||
+				    (stall_file[0] && !access(stall_file, F_OK)))) {
 			stall_until = 0;
 			stall_done = true;
 			fprintf(stderr, "stall end\n");
