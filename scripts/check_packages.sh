@@ -25,7 +25,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 eval "$(sed -n 's/^\([A-Z_]*\) := \(.*\)$/\1=\2/p' build/kabi.mk)"
 ver=$(sed -n 's/^#define MRC_MODULE_VERSION[[:space:]]*"\(.*\)"/\1/p' kmod/mrc_main.c)
-pkgs=(mrc-dkms mrc-tools libmrc0 libmrc-dev python3-mrc)
+pkgs=(mrc-dkms mrc-tools libmrc0 libmrc-dev python3-mrc libfabric-mrc)
 ko=/lib/modules/$KABI/updates/dkms/mrc.ko
 passed=0 failed=0
 
@@ -68,7 +68,8 @@ for f in usr/local/sbin/mrcctl usr/local/sbin/mrcstat usr/local/bin/mrcperf \
 	usr/local/include/mrc/libmrc.h usr/local/lib/libmrc.so.0 usr/local/lib/libmrc.a \
 	usr/local/lib/pkgconfig/mrc.pc "usr/local/lib/python$pyver/dist-packages/mrc/__init__.py" \
 	etc/systemd/system/mrc.service etc/udev/rules.d/60-mrc.rules \
-	"usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/wireshark/plugins/mrc.lua"; do
+	"usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/wireshark/plugins/mrc.lua" \
+	"usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libfabric/libmrc-fi.so"; do
 	check "make install: /$f" test -f "$stage/$f"
 done
 check "make install: the unit runs the installed mrcctl" \
@@ -81,7 +82,7 @@ if ! bash scripts/mkdebs.sh >build/pkg/mkdebs.log 2>&1; then
 fi
 debs=("build/deb/mrc-dkms_${ver}_all.deb" "build/deb/mrc-tools_${ver}_amd64.deb"
 	"build/deb/libmrc0_${ver}_amd64.deb" "build/deb/libmrc-dev_${ver}_amd64.deb"
-	"build/deb/python3-mrc_${ver}_all.deb")
+	"build/deb/python3-mrc_${ver}_all.deb" "build/deb/libfabric-mrc_${ver}_amd64.deb")
 check "the .debs build (${pkgs[*]})" ls "${debs[@]}"
 trap purge EXIT
 
@@ -123,6 +124,10 @@ cflags=$(pkg-config --cflags mrc 2>&1 | xargs)
 check "pkg-config --cflags mrc is -I/usr/include/mrc ($cflags)" test "$cflags" = "-I/usr/include/mrc"
 libs=$(pkg-config --libs mrc 2>&1 | xargs)
 check "pkg-config --libs mrc is -lmrc ($libs)" test "$libs" = "-lmrc"
+# libfabric loads the provider from its own directory (no FI_PROVIDER_PATH);
+# without mrc.ko here it lists it but fi_getinfo() offers nothing.
+check "fi_info -l lists the installed libfabric provider mrc" \
+	grep -q "^mrc:" <<<"$(env -u FI_PROVIDER_PATH fi_info -l 2>/dev/null)"
 check "pkg-config --modversion mrc is $ver" test "$(pkg-config --modversion mrc)" = "$ver"
 check "libmrc.so.0 is known to the dynamic linker" grep -q "libmrc.so.0 " <<<"$(ldconfig -p)"
 cat >build/pkg/uses_libmrc.c <<'C'
@@ -173,5 +178,7 @@ check "purge removes the DKMS tree" test ! -e "/usr/src/mrc-$ver"
 check "purge removes the tools" test ! -e /usr/sbin/mrcctl
 check "purge removes libmrc" test -z "$(ldconfig -p | grep libmrc.so.0)"
 check "purge removes the Python package" test ! -e /usr/lib/python3/dist-packages/mrc
+check "purge removes the libfabric provider" \
+	test ! -e "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libfabric/libmrc-fi.so"
 check "purge removes the dissector" test -z "$(tshark -G protocols 2>/dev/null | grep "	MRC	mrc$")"
 finish

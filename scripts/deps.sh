@@ -23,6 +23,8 @@ mkdir -p "$build"
 packages=(
 	# guest kernel headers (the metapackage pulls the ABI-numbered one)
 	linux-headers-amd64 linux-source-6.1
+	# the libfabric provider (lib/fi_mrc): headers, fi_info and fi_pingpong
+	libfabric-dev libfabric-bin libfabric1
 	# the VM rig
 	qemu-system-x86 busybox-static dash kmod iproute2 rsync iperf3 mptcpize
 	cpio xz-utils file ethtool tcpdump procps jq bsdextrautils gnuplot-nox

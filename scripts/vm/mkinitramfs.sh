@@ -38,6 +38,7 @@ real_tools=(
 	/usr/bin/od /usr/bin/cmp /usr/bin/diff /usr/bin/tee /usr/bin/nproc
 	/usr/bin/dmesg /usr/bin/pkill /usr/bin/pgrep /usr/bin/ps /usr/bin/kill
 	/usr/bin/jq /usr/sbin/nft /usr/bin/rdma /usr/bin/socat /usr/bin/perf
+	/usr/bin/fi_info /usr/bin/fi_pingpong
 )
 
 copy_with_libs() {
