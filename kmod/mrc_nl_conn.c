@@ -88,7 +88,11 @@
 	 MRC_NL_CONN_MEM_SIZE + MRC_MAX_PLANES * MRC_NL_CONN_PLANE_SIZE +	\
 	 MRC_NL_CONN_EVS * MRC_NL_CONN_EV_SIZE)
 
-struct mrc_nl_conn_snap {
+/*
+ * A connection's addresses, services, QPNs, ids and state: what the dump
+ * and the connection events both report of it, in the same attributes.
+ */
+struct mrc_nl_conn_id {
 	struct in6_addr laddr;
 	struct in6_addr paddr;
 	u32 qpn;
@@ -98,6 +102,56 @@ struct mrc_nl_conn_snap {
 	u16 lconn;
 	u16 pconn;
 	u8 state;
+};
+
+/**
+ * mrc_nl_conn_id_read() - copy what identifies a connection
+ * @id: the copy
+ * @ms: the connection
+ *
+ * Context: connection lock held, or maybe not for a connection event
+ * (mrc_nl_notify_conn()): the state is read once (READ_ONCE()), the rest
+ * was set by the handshake.
+ */
+static void mrc_nl_conn_id_read(struct mrc_nl_conn_id *id,
+				const struct mrc_sock *ms)
+{
+	id->laddr = ms->saddr;
+	memcpy(&id->paddr, ms->peer.smrc_addr, sizeof(id->paddr));
+	id->qpn = ms->qpn;
+	id->peer_qpn = ms->peer_qpn;
+	id->lport = ntohs(ms->local.smrc_port);
+	id->pport = ntohs(ms->peer.smrc_port);
+	id->lconn = ms->local_conn_id;
+	id->pconn = ms->peer_conn_id;
+	id->state = READ_ONCE(ms->state);
+}
+
+/**
+ * mrc_nl_put_conn_id() - the MRC_CONN_ATTR_* that identify a connection
+ * @skb: the message, inside its MRC_ATTR_CONN nest
+ * @id: the connection
+ *
+ * Return: 0, or -EMSGSIZE.
+ */
+static int mrc_nl_put_conn_id(struct sk_buff *skb,
+			      const struct mrc_nl_conn_id *id)
+{
+	if (nla_put_u32(skb, MRC_CONN_ATTR_QPN, id->qpn) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_PEER_QPN, id->peer_qpn) ||
+	    nla_put_in6_addr(skb, MRC_CONN_ATTR_LOCAL_ADDR, &id->laddr) ||
+	    nla_put_in6_addr(skb, MRC_CONN_ATTR_PEER_ADDR, &id->paddr) ||
+	    nla_put_u16(skb, MRC_CONN_ATTR_LOCAL_SERVICE, id->lport) ||
+	    nla_put_u16(skb, MRC_CONN_ATTR_PEER_SERVICE, id->pport) ||
+	    nla_put_u16(skb, MRC_CONN_ATTR_LOCAL_CONN_ID, id->lconn) ||
+	    nla_put_u16(skb, MRC_CONN_ATTR_PEER_CONN_ID, id->pconn) ||
+	    nla_put_u8(skb, MRC_CONN_ATTR_STATE, id->state))
+		return -EMSGSIZE;
+	return 0;
+}
+
+struct mrc_nl_conn_snap {
+	struct mrc_nl_conn_id id;
 	u8 n_planes;
 	u16 n_ev;
 	u16 ev_from;		/* first EV of this message */
@@ -116,15 +170,7 @@ static bool mrc_nl_conn_snap(struct mrc_sock *ms, struct mrc_nl_conn_snap *s)
 	spin_lock_bh(&ms->lock);
 	ok = !ms->dead && ms->conn;
 	if (ok) {
-		s->laddr = ms->saddr;
-		memcpy(&s->paddr, ms->peer.smrc_addr, sizeof(s->paddr));
-		s->qpn = ms->qpn;
-		s->peer_qpn = ms->peer_qpn;
-		s->lport = ntohs(ms->local.smrc_port);
-		s->pport = ntohs(ms->peer.smrc_port);
-		s->lconn = ms->local_conn_id;
-		s->pconn = ms->peer_conn_id;
-		s->state = ms->state;
+		mrc_nl_conn_id_read(&s->id, ms);
 		mrc_conn_get_stats(ms->conn, &s->st);
 		mrc_mem_get_stats(ms, &s->mem);
 		for (i = 0; i < MRC_MAX_PLANES; i++)
@@ -223,16 +269,7 @@ static int mrc_nl_fill_conn(struct sk_buff *skb, struct net *net,
 	u32 i, end;
 
 	nest = nla_nest_start(skb, MRC_ATTR_CONN);
-	if (!nest ||
-	    nla_put_u32(skb, MRC_CONN_ATTR_QPN, s->qpn) ||
-	    nla_put_u32(skb, MRC_CONN_ATTR_PEER_QPN, s->peer_qpn) ||
-	    nla_put_in6_addr(skb, MRC_CONN_ATTR_LOCAL_ADDR, &s->laddr) ||
-	    nla_put_in6_addr(skb, MRC_CONN_ATTR_PEER_ADDR, &s->paddr) ||
-	    nla_put_u16(skb, MRC_CONN_ATTR_LOCAL_SERVICE, s->lport) ||
-	    nla_put_u16(skb, MRC_CONN_ATTR_PEER_SERVICE, s->pport) ||
-	    nla_put_u16(skb, MRC_CONN_ATTR_LOCAL_CONN_ID, s->lconn) ||
-	    nla_put_u16(skb, MRC_CONN_ATTR_PEER_CONN_ID, s->pconn) ||
-	    nla_put_u8(skb, MRC_CONN_ATTR_STATE, s->state) ||
+	if (!nest || mrc_nl_put_conn_id(skb, &s->id) ||
 	    nla_put_u32(skb, MRC_CONN_ATTR_CWND, s->st.cwnd_bytes) ||
 	    mrc_nl_put_u64(skb, MRC_CONN_ATTR_SRTT_NS, s->st.srtt_ns, pad) ||
 	    mrc_nl_put_u64(skb, MRC_CONN_ATTR_RETRANSMITS, s->st.tx_rtx_pkts,
@@ -303,11 +340,11 @@ int mrc_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			rcu_read_unlock();
 			if (!ms)
 				break;
-			if (!ok || (filter && s->qpn != qpn_f))
+			if (!ok || (filter && s->id.qpn != qpn_f))
 				continue;
-			if (cb->args[3] != s->qpn)
+			if (cb->args[3] != s->id.qpn)
 				cb->args[2] = 0;
-			cb->args[3] = s->qpn;
+			cb->args[3] = s->id.qpn;
 			do {
 				s->ev_from = cb->args[2];
 				if (mrc_nl_put_msg(skb, NETLINK_CB(cb->skb).portid,
@@ -330,15 +367,7 @@ out:
 
 /* One event's connection, copied from its socket (rules at the top). */
 struct mrc_nl_conn_ntf {
-	struct in6_addr laddr;
-	struct in6_addr paddr;
-	u32 qpn;
-	u32 peer_qpn;
-	u16 lport;
-	u16 pport;
-	u16 lconn;
-	u16 pconn;
-	u8 state;
+	struct mrc_nl_conn_id id;
 	int err;
 	u32 lost;
 	u32 n;
@@ -349,15 +378,7 @@ static void mrc_nl_conn_ntf_init(struct mrc_nl_conn_ntf *c,
 				 const struct mrc_sock *ms)
 {
 	memset(c, 0, sizeof(*c));
-	c->laddr = ms->saddr;
-	memcpy(&c->paddr, ms->peer.smrc_addr, sizeof(c->paddr));
-	c->qpn = ms->qpn;
-	c->peer_qpn = ms->peer_qpn;
-	c->lport = ntohs(ms->local.smrc_port);
-	c->pport = ntohs(ms->peer.smrc_port);
-	c->lconn = ms->local_conn_id;
-	c->pconn = ms->peer_conn_id;
-	c->state = READ_ONCE(ms->state);
+	mrc_nl_conn_id_read(&c->id, ms);
 }
 
 static int mrc_nl_fill_conn_ntf(struct sk_buff *skb, struct net *net,
@@ -368,16 +389,7 @@ static int mrc_nl_fill_conn_ntf(struct sk_buff *skb, struct net *net,
 	u32 i;
 
 	nest = nla_nest_start(skb, MRC_ATTR_CONN);
-	if (!nest ||
-	    nla_put_u32(skb, MRC_CONN_ATTR_QPN, c->qpn) ||
-	    nla_put_u32(skb, MRC_CONN_ATTR_PEER_QPN, c->peer_qpn) ||
-	    nla_put_in6_addr(skb, MRC_CONN_ATTR_LOCAL_ADDR, &c->laddr) ||
-	    nla_put_in6_addr(skb, MRC_CONN_ATTR_PEER_ADDR, &c->paddr) ||
-	    nla_put_u16(skb, MRC_CONN_ATTR_LOCAL_SERVICE, c->lport) ||
-	    nla_put_u16(skb, MRC_CONN_ATTR_PEER_SERVICE, c->pport) ||
-	    nla_put_u16(skb, MRC_CONN_ATTR_LOCAL_CONN_ID, c->lconn) ||
-	    nla_put_u16(skb, MRC_CONN_ATTR_PEER_CONN_ID, c->pconn) ||
-	    nla_put_u8(skb, MRC_CONN_ATTR_STATE, c->state))
+	if (!nest || mrc_nl_put_conn_id(skb, &c->id))
 		return -EMSGSIZE;
 	if (!c->ch && nla_put_u32(skb, MRC_CONN_ATTR_ERROR, c->err))
 		return -EMSGSIZE;
