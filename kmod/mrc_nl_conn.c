@@ -75,7 +75,7 @@
 	 4 * nla_total_size(sizeof(u32)) +				\
 	 4 * nla_total_size_64bit(sizeof(u64)))
 #define MRC_NL_CONN_HDR_SIZE						\
-	(nla_total_size(0) + 3 * nla_total_size(sizeof(u32)) +		\
+	(nla_total_size(0) + 4 * nla_total_size(sizeof(u32)) +		\
 	 2 * nla_total_size(sizeof(struct in6_addr)) +			\
 	 4 * nla_total_size(sizeof(u16)) + nla_total_size(sizeof(u8)) +	\
 	 6 * nla_total_size_64bit(sizeof(u64)))

@@ -26,8 +26,8 @@ trap mrc_cleanup EXIT
 out=$(mktemp -d)
 
 # AF_MRC's limit less the provider's 48-byte header.
-msg_max=$(awk '$1 == "#define" && $2 == "MRC_MSG_MAX" { print $3 }' "$top/uapi/linux/mrc.h")
-msg_max=$(( ${msg_max//[()u]/} - 48 ))
+msg_max=$(awk '$1 == "#define" && $2 == "MRC_MSG_MAX" { $1 = $2 = ""; print }' "$top/uapi/linux/mrc.h")
+msg_max=$(( (${msg_max//[()u]/}) - 48 ))
 
 fi_info -p mrc >"$out/info" 2>&1
 check "fi_info -p mrc exit ($(tail -n 1 "$out/info"))" test $? -eq 0
