@@ -48,8 +48,10 @@
 #define FM_INJECT_SIZE	16384
 #define FM_MR_KEY_SIZE	8
 #define FM_BACKLOG	128
-/* Messages one endpoint reads per progress call, so that one busy
- * connection does not starve the others. */
+/*
+ * Messages one endpoint reads per progress call, so that one busy
+ * connection does not starve the others.
+ */
 #define FM_RX_BUDGET	64
 
 #define FM_CAPS (FI_MSG | FI_RMA | FI_SEND | FI_RECV | FI_READ | FI_WRITE | \
@@ -64,14 +66,19 @@ extern pthread_mutex_t fm_lock;
 #define FM_WARN(subsys, ...) FI_WARN(&fm_prov, subsys, __VA_ARGS__)
 #define FM_DBG(subsys, ...) FI_DBG(&fm_prov, subsys, __VA_ARGS__)
 
-/* Intrusive doubly linked list. */
+/*
+ * Intrusive doubly linked list. Walked as
+ * for (pos = head.next; pos != &head; pos = tmp) { tmp = pos->next; ... }
+ * so that the body may remove (and free) pos.
+ */
 struct fm_list {
 	struct fm_list *next, *prev;
 };
 
 static inline void fm_list_init(struct fm_list *l)
 {
-	l->next = l->prev = l;
+	l->next = l;
+	l->prev = l;
 }
 
 static inline bool fm_list_empty(const struct fm_list *l)
@@ -96,9 +103,6 @@ static inline void fm_list_del(struct fm_list *e)
 
 #define fm_container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-#define fm_list_for_each_safe(pos, tmp, head) \
-	for (pos = (head)->next, tmp = pos->next; pos != (head); \
-	     pos = tmp, tmp = pos->next)
 
 /* ---- socket backend (fm_sock.c) ---- */
 
@@ -263,16 +267,20 @@ struct fm_xfer {
 	uint32_t id;			/* reads */
 };
 
-/* A message the provider owes the peer (a read answer, CM data) that the
- * socket had no room for: sent before anything else. */
+/*
+ * A message the provider owes the peer (a read answer, CM data) that the
+ * socket had no room for: sent before anything else.
+ */
 struct fm_txq {
 	struct fm_list link;
 	size_t len;
 	uint8_t buf[];			/* header and payload */
 };
 
-/* A connection request at a passive endpoint (FI_CLASS_CONNREQ): the
- * accepted socket, until fi_endpoint() takes it or fi_reject() ends it. */
+/*
+ * A connection request at a passive endpoint (FI_CLASS_CONNREQ): the
+ * accepted socket, until fi_endpoint() takes it or fi_reject() ends it.
+ */
 struct fm_conn {
 	struct fid fid;
 	struct fm_pep *pep;
@@ -331,8 +339,10 @@ extern struct fi_ops_cm fm_pep_cm_ops;
 extern struct fi_ops_msg fm_msg_ops;
 extern struct fi_ops_rma fm_rma_ops;
 
-/* Progress (fm_ep.c): one endpoint, a passive endpoint, or everything
- * bound to a CQ or an EQ. */
+/*
+ * Progress (fm_ep.c): one endpoint, a passive endpoint, or everything
+ * bound to a CQ or an EQ.
+ */
 void fm_ep_progress(struct fm_ep *ep);
 void fm_pep_progress(struct fm_pep *pep);
 void fm_progress_cq(struct fm_cq *cq);

@@ -84,8 +84,10 @@ struct fi_info *fm_info_base(void)
 	info->domain_attr->mr_cnt = 65536;
 
 	info->fabric_attr->name = strdup(FM_FABRIC_NAME);
-	/* prov_name stays NULL: libfabric's core names the provider (it
-	 * appends its name to one already set, as for layered providers). */
+	/*
+	 * prov_name stays NULL: libfabric's core names the provider (it
+	 * appends its name to one already set, as for layered providers).
+	 */
 	info->fabric_attr->prov_version = FM_PROV_VERSION;
 	info->fabric_attr->api_version = FM_API_VERSION;
 
@@ -96,12 +98,9 @@ struct fi_info *fm_info_base(void)
 	return info;
 }
 
-#define FM_MISMATCH(what) do { \
-	FM_DBG(FI_LOG_CORE, "hints: %s not supported\n", what); \
-	return -FI_ENODATA; \
-} while (0)
-
-int fm_info_match(const struct fi_info *prov, const struct fi_info *hints)
+/* The first thing @hints asks that @prov lacks, or NULL */
+static const char *fm_info_mismatch(const struct fi_info *prov,
+				    const struct fi_info *hints)
 {
 	const struct fi_ep_attr *ep = hints->ep_attr;
 	const struct fi_domain_attr *dom = hints->domain_attr;
@@ -109,72 +108,83 @@ int fm_info_match(const struct fi_info *prov, const struct fi_info *hints)
 	const struct fi_rx_attr *rx = hints->rx_attr;
 
 	if (hints->caps & ~(prov->caps | FI_SOURCE))
-		FM_MISMATCH("caps");
+		return "caps";
 	if (hints->addr_format != FI_FORMAT_UNSPEC &&
 	    hints->addr_format != FI_SOCKADDR &&
 	    hints->addr_format != FI_SOCKADDR_IN6)
-		FM_MISMATCH("addr_format");
+		return "addr_format";
 	if (ep) {
 		if (ep->type != FI_EP_UNSPEC && ep->type != FI_EP_MSG)
-			FM_MISMATCH("ep_type");
+			return "ep_type";
 		if (ep->protocol != FI_PROTO_UNSPEC)
-			FM_MISMATCH("protocol");
+			return "protocol";
 		if (ep->max_msg_size > prov->ep_attr->max_msg_size)
-			FM_MISMATCH("max_msg_size");
+			return "max_msg_size";
 		if (ep->tx_ctx_cnt > 1 || ep->rx_ctx_cnt > 1)
-			FM_MISMATCH("shared or scalable contexts");
+			return "shared or scalable contexts";
 		if (ep->auth_key_size)
-			FM_MISMATCH("auth_key");
+			return "auth_key";
 	}
 	if (dom) {
 		if (dom->name && strcmp(dom->name, prov->domain_attr->name))
-			FM_MISMATCH("domain name");
+			return "domain name";
 		if (dom->control_progress == FI_PROGRESS_AUTO ||
 		    dom->data_progress == FI_PROGRESS_AUTO)
-			FM_MISMATCH("FI_PROGRESS_AUTO");
+			return "FI_PROGRESS_AUTO";
 		if (dom->mr_mode == FI_MR_BASIC || dom->mr_mode == FI_MR_SCALABLE)
-			FM_MISMATCH("legacy mr_mode");
+			return "legacy mr_mode";
 		if (dom->cq_data_size > prov->domain_attr->cq_data_size)
-			FM_MISMATCH("cq_data_size");
+			return "cq_data_size";
 		if (dom->mr_key_size > prov->domain_attr->mr_key_size)
-			FM_MISMATCH("mr_key_size");
+			return "mr_key_size";
 		if (dom->max_ep_srx_ctx || dom->max_ep_stx_ctx)
-			FM_MISMATCH("shared contexts");
+			return "shared contexts";
 		if (dom->caps & ~(FI_LOCAL_COMM | FI_REMOTE_COMM))
-			FM_MISMATCH("domain caps");
+			return "domain caps";
 		if (dom->auth_key_size)
-			FM_MISMATCH("auth_key");
+			return "auth_key";
 	}
 	if (hints->fabric_attr && hints->fabric_attr->name &&
 	    strcmp(hints->fabric_attr->name, prov->fabric_attr->name))
-		FM_MISMATCH("fabric name");
+		return "fabric name";
 	if (tx) {
 		if (tx->caps & ~(prov->caps | FI_SOURCE))
-			FM_MISMATCH("tx caps");
+			return "tx caps";
 		if (tx->msg_order & ~prov->tx_attr->msg_order)
-			FM_MISMATCH("tx msg_order");
+			return "tx msg_order";
 		if (tx->inject_size > prov->tx_attr->inject_size)
-			FM_MISMATCH("inject_size");
+			return "inject_size";
 		if (tx->size > prov->tx_attr->size)
-			FM_MISMATCH("tx size");
+			return "tx size";
 		if (tx->iov_limit > prov->tx_attr->iov_limit)
-			FM_MISMATCH("tx iov_limit");
+			return "tx iov_limit";
 		if (tx->rma_iov_limit > prov->tx_attr->rma_iov_limit)
-			FM_MISMATCH("rma_iov_limit");
+			return "rma_iov_limit";
 	}
 	if (rx) {
 		if (rx->caps & ~(prov->caps | FI_SOURCE))
-			FM_MISMATCH("rx caps");
+			return "rx caps";
 		if (rx->msg_order & ~prov->rx_attr->msg_order)
-			FM_MISMATCH("rx msg_order");
+			return "rx msg_order";
 		if (rx->size > prov->rx_attr->size)
-			FM_MISMATCH("rx size");
+			return "rx size";
 		if (rx->iov_limit > prov->rx_attr->iov_limit)
-			FM_MISMATCH("rx iov_limit");
+			return "rx iov_limit";
 		if (rx->total_buffered_recv)
-			FM_MISMATCH("total_buffered_recv");
+			return "total_buffered_recv";
 		if (rx->op_flags & FI_MULTI_RECV)
-			FM_MISMATCH("FI_MULTI_RECV");
+			return "FI_MULTI_RECV";
+	}
+	return NULL;
+}
+
+int fm_info_match(const struct fi_info *prov, const struct fi_info *hints)
+{
+	const char *what = fm_info_mismatch(prov, hints);
+
+	if (what) {
+		FM_DBG(FI_LOG_CORE, "hints: %s not supported\n", what);
+		return -FI_ENODATA;
 	}
 	return 0;
 }
@@ -211,6 +221,8 @@ static int fm_addr_first_global(struct in6_addr *out, uint32_t *scope)
 		return 0;
 	/* Pass 0: global and unique-local; pass 1: link-local. */
 	for (int pass = 0; pass < 2 && !found; pass++) {
+		bool link_local = pass == 1;
+
 		for (i = ifa; i && !found; i = i->ifa_next) {
 			const struct sockaddr_in6 *a;
 
@@ -220,7 +232,7 @@ static int fm_addr_first_global(struct in6_addr *out, uint32_t *scope)
 			if (want && *want && strcmp(want, i->ifa_name))
 				continue;
 			a = (const struct sockaddr_in6 *)(void *)i->ifa_addr;
-			if (IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) != (pass == 1) ||
+			if (IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) != link_local ||
 			    IN6_IS_ADDR_MULTICAST(&a->sin6_addr))
 				continue;
 			*out = a->sin6_addr;

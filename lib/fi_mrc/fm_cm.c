@@ -110,9 +110,10 @@ void fm_pep_progress(struct fm_pep *pep)
 		conn->peer.sin6_family = AF_INET6;
 		fm_list_add_tail(&pep->conns, &conn->link);
 	}
-	fm_list_for_each_safe(pos, tmp, &pep->conns) {
+	for (pos = pep->conns.next; pos != &pep->conns; pos = tmp) {
 		struct fm_conn *conn = fm_container_of(pos, struct fm_conn, link);
 
+		tmp = pos->next;
 		if (conn->reported)
 			continue;
 		if (fm_conn_read_req(pep, conn)) {
@@ -132,8 +133,10 @@ static int fm_pep_close(struct fid *fid)
 	pthread_mutex_lock(&fm_lock);
 	fm_list_del(&pep->link);
 	fm_eq_purge(pep->eq, fid);
-	fm_list_for_each_safe(pos, tmp, &pep->conns)
+	for (pos = pep->conns.next; pos != &pep->conns; pos = tmp) {
+		tmp = pos->next;
 		fm_conn_free(fm_container_of(pos, struct fm_conn, link));
+	}
 	if (pep->eq)
 		pep->eq->refs--;
 	pthread_mutex_unlock(&fm_lock);
@@ -171,7 +174,8 @@ static struct fi_ops fm_pep_fi_ops = {
 
 static ssize_t fm_pep_cancel(fid_t fid, void *context)
 {
-	(void)fid, (void)context;
+	(void)fid;
+	(void)context;
 	return -FI_ENOENT;
 }
 
@@ -293,7 +297,8 @@ static int fm_no_reject(struct fid_pep *pep, fid_t handle, const void *param,
 
 static int fm_no_shutdown(struct fid_ep *ep, uint64_t flags)
 {
-	(void)ep, (void)flags;
+	(void)ep;
+	(void)flags;
 	return -FI_ENOSYS;
 }
 

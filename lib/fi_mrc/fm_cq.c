@@ -212,7 +212,8 @@ static const char *fm_cq_strerror(struct fid_cq *cq, int prov_errno,
 {
 	const char *s = fi_strerror(prov_errno);
 
-	(void)cq, (void)err_data;
+	(void)cq;
+	(void)err_data;
 	if (buf && len) {
 		strncpy(buf, s, len - 1);
 		buf[len - 1] = 0;
@@ -225,7 +226,8 @@ static void fm_cqe_free_list(struct fm_list *l)
 {
 	struct fm_list *pos, *tmp;
 
-	fm_list_for_each_safe(pos, tmp, l) {
+	for (pos = l->next; pos != l; pos = tmp) {
+		tmp = pos->next;
 		fm_list_del(pos);
 		free(fm_container_of(pos, struct fm_cqe, link));
 	}

@@ -256,9 +256,10 @@ void fm_progress_cq(struct fm_cq *cq)
 {
 	struct fm_list *pos, *tmp;
 
-	fm_list_for_each_safe(pos, tmp, &fm_eps) {
+	for (pos = fm_eps.next; pos != &fm_eps; pos = tmp) {
 		struct fm_ep *ep = fm_container_of(pos, struct fm_ep, link);
 
+		tmp = pos->next;
 		if (ep->tx_cq == cq || ep->rx_cq == cq)
 			fm_ep_progress(ep);
 	}
@@ -268,15 +269,17 @@ void fm_progress_eq(struct fm_eq *eq)
 {
 	struct fm_list *pos, *tmp;
 
-	fm_list_for_each_safe(pos, tmp, &fm_peps) {
+	for (pos = fm_peps.next; pos != &fm_peps; pos = tmp) {
 		struct fm_pep *pep = fm_container_of(pos, struct fm_pep, link);
 
+		tmp = pos->next;
 		if (pep->eq == eq)
 			fm_pep_progress(pep);
 	}
-	fm_list_for_each_safe(pos, tmp, &fm_eps) {
+	for (pos = fm_eps.next; pos != &fm_eps; pos = tmp) {
 		struct fm_ep *ep = fm_container_of(pos, struct fm_ep, link);
 
+		tmp = pos->next;
 		if (ep->eq == eq)
 			fm_ep_progress(ep);
 	}
@@ -302,26 +305,29 @@ int fm_wait_fds(struct fm_cq *cq, struct fm_eq *eq, struct pollfd *fds,
 	struct fm_list *pos, *tmp, *c, *ctmp;
 	int n = 0;
 
-	fm_list_for_each_safe(pos, tmp, &fm_eps) {
+	for (pos = fm_eps.next; pos != &fm_eps; pos = tmp) {
 		struct fm_ep *ep = fm_container_of(pos, struct fm_ep, link);
 		short ev = fm_ep_events(ep);
 
+		tmp = pos->next;
 		if (!ev || ep->fd < 0 || n >= max)
 			continue;
 		if ((cq && (ep->tx_cq == cq || ep->rx_cq == cq)) ||
 		    (eq && ep->eq == eq))
 			fds[n++] = (struct pollfd){ .fd = ep->fd, .events = ev };
 	}
-	fm_list_for_each_safe(pos, tmp, &fm_peps) {
+	for (pos = fm_peps.next; pos != &fm_peps; pos = tmp) {
 		struct fm_pep *pep = fm_container_of(pos, struct fm_pep, link);
 
+		tmp = pos->next;
 		if (!eq || pep->eq != eq || !pep->listening)
 			continue;
 		if (n < max)
 			fds[n++] = (struct pollfd){ .fd = pep->fd, .events = POLLIN };
-		fm_list_for_each_safe(c, ctmp, &pep->conns) {
+		for (c = pep->conns.next; c != &pep->conns; c = ctmp) {
 			struct fm_conn *conn = fm_container_of(c, struct fm_conn, link);
 
+			ctmp = c->next;
 			if (!conn->reported && conn->fd >= 0 && n < max)
 				fds[n++] = (struct pollfd){ .fd = conn->fd,
 							    .events = POLLIN };
@@ -346,7 +352,8 @@ static void fm_xfer_free_list(struct fm_list *l)
 {
 	struct fm_list *pos, *tmp;
 
-	fm_list_for_each_safe(pos, tmp, l) {
+	for (pos = l->next; pos != l; pos = tmp) {
+		tmp = pos->next;
 		fm_list_del(pos);
 		free(fm_container_of(pos, struct fm_xfer, link));
 	}
@@ -364,7 +371,8 @@ static int fm_ep_close(struct fid *fid)
 		close(ep->fd);
 	fm_xfer_free_list(&ep->rx_posted);
 	fm_xfer_free_list(&ep->reads);
-	fm_list_for_each_safe(pos, tmp, &ep->txq) {
+	for (pos = ep->txq.next; pos != &ep->txq; pos = tmp) {
+		tmp = pos->next;
 		fm_list_del(pos);
 		free(fm_container_of(pos, struct fm_txq, link));
 	}
@@ -478,9 +486,10 @@ static ssize_t fm_ep_cancel(fid_t fid, void *context)
 	ssize_t ret = -FI_ENOENT;
 
 	pthread_mutex_lock(&fm_lock);
-	fm_list_for_each_safe(pos, tmp, &ep->rx_posted) {
+	for (pos = ep->rx_posted.next; pos != &ep->rx_posted; pos = tmp) {
 		struct fm_xfer *x = fm_container_of(pos, struct fm_xfer, link);
 
+		tmp = pos->next;
 		if (x->context != context)
 			continue;
 		fm_list_del(&x->link);

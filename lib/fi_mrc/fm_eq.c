@@ -81,9 +81,10 @@ void fm_eq_purge(struct fm_eq *eq, fid_t fid)
 
 	if (!eq)
 		return;
-	fm_list_for_each_safe(pos, tmp, &eq->events) {
+	for (pos = eq->events.next; pos != &eq->events; pos = tmp) {
 		struct fm_eq_event *ev = fm_container_of(pos, struct fm_eq_event, link);
 
+		tmp = pos->next;
 		if (ev->fid == fid) {
 			fm_list_del(&ev->link);
 			fm_eq_free_event(ev);
@@ -216,8 +217,10 @@ static ssize_t fm_eq_sread(struct fid_eq *eq_fid, uint32_t *event, void *buf,
 		left = end < 0 ? 100 : (int)(end - fm_now_ms());
 		if (end >= 0 && left <= 0)
 			break;
-		/* Short slices: a connect in progress is only seen by polling
-		 * its socket, and another thread may queue events. */
+		/*
+		 * Short slices: a connect in progress is only seen by polling
+		 * its socket, and another thread may queue events.
+		 */
 		fm_wait(NULL, eq, left > 100 ? 100 : left);
 	}
 	pthread_mutex_unlock(&fm_lock);
@@ -229,7 +232,8 @@ static const char *fm_eq_strerror(struct fid_eq *eq, int prov_errno,
 {
 	const char *s = fi_strerror(prov_errno);
 
-	(void)eq, (void)err_data;
+	(void)eq;
+	(void)err_data;
 	if (buf && len) {
 		strncpy(buf, s, len - 1);
 		buf[len - 1] = 0;
@@ -248,7 +252,8 @@ static int fm_eq_close(struct fid *fid)
 		pthread_mutex_unlock(&fm_lock);
 		return -FI_EBUSY;
 	}
-	fm_list_for_each_safe(pos, tmp, &eq->events) {
+	for (pos = eq->events.next; pos != &eq->events; pos = tmp) {
+		tmp = pos->next;
 		fm_list_del(pos);
 		fm_eq_free_event(fm_container_of(pos, struct fm_eq_event, link));
 	}

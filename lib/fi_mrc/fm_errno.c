@@ -10,6 +10,8 @@
 
 #include "fm_errno.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static const int fm_same[] = {
 	EPERM, ENOENT, EINTR, EIO, E2BIG, EBADF, EAGAIN, ENOMEM, EACCES,
 	EFAULT, EBUSY, ENODEV, EINVAL, EMFILE, ENOSPC, ENOSYS, ENOMSG, ENODATA,
@@ -26,7 +28,7 @@ int fm_fi_errno(int err)
 		err = -err;
 	if (err == 0)
 		return 0;
-	for (unsigned int i = 0; i < sizeof(fm_same) / sizeof(fm_same[0]); i++)
+	for (unsigned int i = 0; i < ARRAY_SIZE(fm_same); i++)
 		if (fm_same[i] == err)
 			return err;
 	switch (err) {

@@ -277,8 +277,10 @@ static int fm_no_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
 	return -FI_ENOSYS;
 }
 
-/* Nothing to wait for is ever hidden in the provider: a CQ or EQ with
- * entries must be read, one without may be waited on. */
+/*
+ * Nothing to wait for is ever hidden in the provider: a CQ or EQ with
+ * entries must be read, one without may be waited on.
+ */
 static int fm_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 {
 	int ret = 0;

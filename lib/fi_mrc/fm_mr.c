@@ -37,9 +37,10 @@ static struct fm_mr *fm_mr_by_key(struct fm_domain *dom, uint64_t key)
 {
 	struct fm_list *pos, *tmp;
 
-	fm_list_for_each_safe(pos, tmp, &dom->mrs) {
+	for (pos = dom->mrs.next; pos != &dom->mrs; pos = tmp) {
 		struct fm_mr *mr = fm_container_of(pos, struct fm_mr, link);
 
+		tmp = pos->next;
 		if (mr->mr_fid.key == key)
 			return mr;
 	}
@@ -80,8 +81,7 @@ static int fm_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	struct fm_mr *mr;
 	uint64_t access;
 
-	if (flags || attr->iov_count > 1 ||
-	    (attr->iface != FI_HMEM_SYSTEM))
+	if (flags || attr->iov_count > 1 || attr->iface != FI_HMEM_SYSTEM)
 		return -FI_EINVAL;
 	access = attr->access ? attr->access :
 		 FI_SEND | FI_RECV | FI_READ | FI_WRITE |

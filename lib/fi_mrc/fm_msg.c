@@ -106,7 +106,8 @@ static ssize_t fm_sendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 {
 	struct fm_hdr h = { .op = FM_OP_MSG };
 
-	(void)desc, (void)dest;
+	(void)desc;
+	(void)dest;
 	return fm_tx(fm_ep_of(ep), &h, iov, count, context,
 		     fm_ep_of(ep)->tx_op_flags, FI_SEND | FI_MSG);
 }
@@ -126,7 +127,8 @@ static ssize_t fm_senddata(struct fid_ep *ep, const void *buf, size_t len,
 	struct iovec iov = { (void *)buf, len };
 	struct fm_hdr h = { .op = FM_OP_MSG, .data = data };
 
-	(void)desc, (void)dest;
+	(void)desc;
+	(void)dest;
 	return fm_tx(fm_ep_of(ep), &h, &iov, 1, context,
 		     fm_ep_of(ep)->tx_op_flags | FI_REMOTE_CQ_DATA,
 		     FI_SEND | FI_MSG);
@@ -193,7 +195,8 @@ static ssize_t fm_recvmsg(struct fid_ep *ep, const struct fi_msg *msg,
 static ssize_t fm_recvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 			size_t count, fi_addr_t src, void *context)
 {
-	(void)desc, (void)src;
+	(void)desc;
+	(void)src;
 	return fm_rx_post(fm_ep_of(ep), iov, count, context,
 			  fm_ep_of(ep)->rx_op_flags);
 }
@@ -318,9 +321,10 @@ int fm_ep_rx_read_resp(struct fm_ep *ep, const struct fm_hdr *h, size_t paylen)
 	struct fm_xfer *x = NULL;
 	ssize_t n;
 
-	fm_list_for_each_safe(pos, tmp, &ep->reads) {
+	for (pos = ep->reads.next; pos != &ep->reads; pos = tmp) {
 		struct fm_xfer *r = fm_container_of(pos, struct fm_xfer, link);
 
+		tmp = pos->next;
 		if (r->id == h->id) {
 			x = r;
 			break;
@@ -382,7 +386,8 @@ static ssize_t fm_readmsg(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	if (!ret)
 		ret = fm_ep_tx_room(ep);
 	if (!ret) {
-		h.id = x->id = ep->next_read_id++;
+		x->id = ep->next_read_id++;
+		h.id = x->id;
 		ret = fm_ep_send_frame(ep, &h, NULL, 0, false);
 		if (ret == -EAGAIN || ret == -ENOBUFS) {
 			fm_ep_progress(ep);
@@ -454,7 +459,8 @@ static ssize_t fm_writev(struct fid_ep *ep, const struct iovec *iov,
 			 void **desc, size_t count, fi_addr_t dest,
 			 uint64_t addr, uint64_t key, void *context)
 {
-	(void)desc, (void)dest;
+	(void)desc;
+	(void)dest;
 	return fm_write_common(ep, iov, count, addr, key, 0, context,
 			       fm_ep_of(ep)->tx_op_flags);
 }
@@ -483,7 +489,8 @@ static ssize_t fm_writedata(struct fid_ep *ep, const void *buf, size_t len,
 {
 	struct iovec iov = { (void *)buf, len };
 
-	(void)desc, (void)dest;
+	(void)desc;
+	(void)dest;
 	return fm_write_common(ep, &iov, 1, addr, key, data, context,
 			       fm_ep_of(ep)->tx_op_flags | FI_REMOTE_CQ_DATA);
 }

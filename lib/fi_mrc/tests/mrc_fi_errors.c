@@ -47,10 +47,11 @@ static void check(int ok, const char *what, long got)
 	fflush(stdout);
 }
 
-#define DIE(what, ret) do { \
-	fprintf(stderr, "%s: %s (%d)\n", what, fi_strerror((int)-(ret)), (int)(ret)); \
-	exit(1); \
-} while (0)
+static void die(const char *what, int ret)
+{
+	fprintf(stderr, "%s: %s (%d)\n", what, fi_strerror(-ret), ret);
+	exit(1);
+}
 
 struct side {
 	struct fid_fabric *fabric;
@@ -69,13 +70,13 @@ static void side_open(struct side *s)
 
 	ret = fi_fabric(base->fabric_attr, &s->fabric, NULL);
 	if (ret)
-		DIE("fi_fabric", ret);
+		die("fi_fabric", ret);
 	ret = fi_eq_open(s->fabric, &eqa, &s->eq, NULL);
 	if (ret)
-		DIE("fi_eq_open", ret);
+		die("fi_eq_open", ret);
 	ret = fi_domain(s->fabric, base, &s->domain, NULL);
 	if (ret)
-		DIE("fi_domain", ret);
+		die("fi_domain", ret);
 }
 
 static void ep_setup(struct side *s, struct fi_info *info)
@@ -87,18 +88,18 @@ static void ep_setup(struct side *s, struct fi_info *info)
 	if (!s->cq) {
 		ret = fi_cq_open(s->domain, &cqa, &s->cq, NULL);
 		if (ret)
-			DIE("fi_cq_open", ret);
+			die("fi_cq_open", ret);
 	}
 	ret = fi_endpoint(s->domain, info, &s->ep, NULL);
 	if (ret)
-		DIE("fi_endpoint", ret);
+		die("fi_endpoint", ret);
 	ret = fi_ep_bind(s->ep, &s->eq->fid, 0);
 	if (!ret)
 		ret = fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV);
 	if (!ret)
 		ret = fi_enable(s->ep);
 	if (ret)
-		DIE("endpoint set-up", ret);
+		die("endpoint set-up", ret);
 }
 
 static double now(void)
@@ -258,7 +259,7 @@ int main(void)
 	if (!ret)
 		ret = fi_listen(pep);
 	if (ret)
-		DIE("passive endpoint", ret);
+		die("passive endpoint", ret);
 	ret = fi_getname(&pep->fid, &sa, &salen);
 	check(ret == 0 && salen == sizeof(sa) && sa.sin6_family == AF_INET6 &&
 	      sa.sin6_port, "fi_getname() of the passive endpoint", ret);
@@ -276,7 +277,8 @@ int main(void)
 	ret = fi_connect(cli3.ep, &bad, NULL, 0);
 	n = ret ? ret : eq_wait(cli3.eq, NULL, &ev, &cm, sizeof(cm), &eerr);
 	check(n == -FI_EAVAIL && eerr.err == FI_ECONNREFUSED,
-	      "connect to a closed service: EQ error FI_ECONNREFUSED", n == -FI_EAVAIL ? eerr.err : n);
+	      "connect to a closed service: EQ error FI_ECONNREFUSED",
+	      n == -FI_EAVAIL ? eerr.err : n);
 	fi_close(&cli3.ep->fid);
 	cli3.ep = NULL;
 
