@@ -25,6 +25,9 @@ packages=(
 	linux-headers-amd64 linux-source-6.1
 	# the libfabric provider (lib/fi_mrc): headers, fi_info and fi_pingpong
 	libfabric-dev libfabric-bin libfabric1
+	# MPI over the provider (mrc_mpi_check, selftests/mrc/mrc_mpi.sh): Open
+	# MPI 4.1 with its OFI MTL (libfabric), mpirun and orted for the guest
+	openmpi-bin libopenmpi-dev
 	# the VM rig
 	qemu-system-x86 busybox-static dash kmod iproute2 rsync iperf3 mptcpize
 	cpio xz-utils file ethtool tcpdump procps jq bsdextrautils gnuplot-nox

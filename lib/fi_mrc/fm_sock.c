@@ -9,6 +9,11 @@
  * alone ("\0fi-mrc/PORT"; every address is ::1), so that the provider's
  * logic runs on a build host that cannot load mrc.ko. Its messages are
  * limited by the socket buffer (64 KiB here). Never used unless asked for.
+ * Abstract names belong to a network namespace; with FI_MRC_UNIX_DIR=DIR
+ * the sockets are named by paths instead, "DIR/fi-mrc-PORT", which any
+ * namespace sharing the file system reaches (the host rehearsal of an MPI
+ * job across two namespaces). Those files are left behind: use a new DIR
+ * per run and remove it afterwards.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,12 +67,28 @@ static void from_mrc(const struct sockaddr_mrc *sa, struct sockaddr_in6 *sin6)
 	sin6->sin6_scope_id = sa->smrc_scope_id;
 }
 
+static const char *unix_dir(void)
+{
+	const char *d = getenv("FI_MRC_UNIX_DIR");
+
+	return d && *d ? d : NULL;
+}
+
 static socklen_t unix_name(uint16_t port, struct sockaddr_un *sun)
 {
+	const char *dir = unix_dir();
 	int n;
 
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
+	if (dir) {
+		/* too long a DIR: the name is cut, binds and connects fail */
+		n = snprintf(sun->sun_path, sizeof(sun->sun_path),
+			     "%s/fi-mrc-%u", dir, port);
+		if (n >= (int)sizeof(sun->sun_path))
+			n = (int)sizeof(sun->sun_path) - 1;
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+	}
 	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1,
 		     "fi-mrc/%u", port);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
@@ -86,8 +107,14 @@ static int unix_port(int fd, bool peer, struct sockaddr_in6 *sin6)
 		return -errno;
 	memset(sin6, 0, sizeof(*sin6));
 	sin6->sin6_family = AF_INET6;
-	if (len > offsetof(struct sockaddr_un, sun_path) + 1)
-		sscanf(sun.sun_path + 1, "fi-mrc/%u", &port);
+	if (len > offsetof(struct sockaddr_un, sun_path) + 1) {
+		const char *base = strrchr(sun.sun_path, '/');
+
+		if (sun.sun_path[0])
+			sscanf(base ? base + 1 : sun.sun_path, "fi-mrc-%u", &port);
+		else
+			sscanf(sun.sun_path + 1, "fi-mrc/%u", &port);
+	}
 	sin6->sin6_port = htons((uint16_t)port);
 	sin6->sin6_addr = in6addr_loopback;
 	return 0;

@@ -39,6 +39,8 @@ real_tools=(
 	/usr/bin/dmesg /usr/bin/pkill /usr/bin/pgrep /usr/bin/ps /usr/bin/kill
 	/usr/bin/jq /usr/sbin/nft /usr/bin/rdma /usr/bin/socat /usr/bin/perf
 	/usr/bin/fi_info /usr/bin/fi_pingpong
+	# Open MPI (mrc_mpi.sh): mpirun is orterun; mrc_mpi_check links libmpi
+	/usr/bin/mpirun /usr/bin/orted /usr/lib/x86_64-linux-gnu/libmpi.so.40
 )
 
 copy_with_libs() {
@@ -68,6 +70,21 @@ extra_libs=(
 )
 for l in "${extra_libs[@]}"; do
 	copy_with_libs "$l"
+done
+
+# Open MPI's run time (mrc_mpi.sh): the MCA components it dlopens, with
+# their libraries (those whose libraries Debian does not install, such as
+# UCX's, simply fail to load and are not used), its help texts and
+# configuration (Debian's "mtl = ^ofi", which the test overrides), and
+# PMIx's own components, help texts and configuration.
+ompi_pkglib=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
+pmix_dir=/usr/lib/x86_64-linux-gnu/pmix2
+for so in "$ompi_pkglib"/*.so "$pmix_dir"/lib/pmix/*.so; do
+	copy_with_libs "$so"
+done
+for d in /usr/share/openmpi /etc/openmpi "$pmix_dir/share"; do
+	mkdir -p "$stage$d"
+	cp -r "$d/." "$stage$d/"
 done
 
 # Python for the libmrc binding (python/mrc) and the kernel's ynl CLI: the
