@@ -26,7 +26,9 @@
 #   planedown (plane 0 loses carrier mid-run), pingpong, rpc, loaded (pingpong
 #   beside a bulk flow of the same transport), unshaped/shaped again at a
 #   jumbo MTU, and MRC alone with EV profile burst 1 (per-packet spraying)
-#   unshaped and shaped (burst1-unshaped, burst1-shaped).
+#   unshaped and shaped (burst1-unshaped, burst1-shaped); fi_pingpong:
+#   libfabric's fi_pingpong over its own tcp provider and over ours, mrc
+#   (lib/fi_mrc), MSG and RDM (ofi_rxm) endpoints, 64 B and 1 MiB.
 # Each bulk/latency cell is one mrcperf run with --repeat (median, spread,
 # CPU service demand). Raw results land in $BENCH_OUT/raw (on the share);
 # the host assembles results.json, the table and the plots. A transport
@@ -40,17 +42,18 @@
 # series, 12 / 4 / 8 s), BENCH_SERIES_BIN (their bin, 0.01 s),
 # BENCH_SERIES_ACK (messages per acknowledgement in them, 4),
 # BENCH_TRACE (1: the mrc:* tracepoints of the MRC silent run, the failover
-# timeline; 0: none). BENCH_QUICK=1: one repeat, shorter runs.
+# timeline; 0: none), BENCH_FI_ITERS / BENCH_FI_BW_ITERS (fi_pingpong
+# iterations at 64 B / 1 MiB, 1000 / 20). BENCH_QUICK=1: one repeat, shorter runs.
 # BENCH_SMOKE=1: every scenario once at a tiny size (the make check smoke).
 # BENCH_CELLS: the cells to run, comma separated (default all; "bash
 # bench-guest.sh --check-cells" only checks the list): unshaped telemetry
-# burst1 pingpong rpc shaped loaded loss0.1 loss1 gray silent planedown
-# jumbo. The fabric, its shapers and the MRC probe are set up whatever the
+# burst1 pingpong rpc fi_pingpong shaped loaded loss0.1 loss1 gray silent
+# planedown jumbo. The fabric, its shapers and the MRC probe are set up whatever the
 # choice; a cell left out is reported as "not run" (meta.json cells_skipped).
 set -u
 
-all_cells=(unshaped telemetry burst1 pingpong rpc shaped loaded loss0.1 loss1 gray silent planedown
-	jumbo)
+all_cells=(unshaped telemetry burst1 pingpong rpc fi_pingpong shaped loaded loss0.1 loss1 gray silent
+	planedown jumbo)
 declare -A want_cell=()
 if [ "${BENCH_CELLS:-all}" = all ]; then
 	for c in "${all_cells[@]}"; do want_cell[$c]=1; done
@@ -92,12 +95,16 @@ series_bin=${BENCH_SERIES_BIN:-0.01}
 series_ack=${BENCH_SERIES_ACK:-4}
 trace=1
 [ "${BENCH_TRACE:-1}" = 0 ] && trace=0
+fi_iters=1000 fi_bw_iters=20
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-	profile=quick repeat=1 dur=3 pings=2000 rpc_dur=3
+	profile=quick repeat=1 dur=3 pings=2000 rpc_dur=3 fi_iters=500 fi_bw_iters=10
 fi
 if [ "${BENCH_SMOKE:-0}" = 1 ]; then
 	profile=smoke repeat=1 dur=1 omit=0 pings=100 rpc_dur=1 series=3 fail_at=1 restore_at=2
+	fi_iters=20 fi_bw_iters=2
 fi
+fi_iters=${BENCH_FI_ITERS:-$fi_iters}
+fi_bw_iters=${BENCH_FI_BW_ITERS:-$fi_bw_iters}
 omit_args=()
 [ "$omit" != 0 ] && omit_args=(-O "$omit")
 
@@ -738,6 +745,184 @@ want rpc && for c in "${lat_cols[@]}"; do
 		--repeat "$repeat"
 done
 
+# ---- fi_pingpong (issue 51): libfabric's own fi_pingpong (libfabric-bin)
+# between hA and hB over libfabric's tcp provider (column tcp, to hB's
+# plane-0 address: one path, as the tcp column) and over our provider mrc
+# (column mrc, lib/fi_mrc over AF_MRC to hB's host address: the mrcctl SRH
+# route, sprayed, as the mrc column), MSG endpoints and RDM ones (ofi_rxm
+# over each), 64 B (latency: usec/xfer, half a round trip) and 1 MiB
+# (bandwidth: MB/sec, both directions' bytes over the time), each run
+# repeated $repeat times. fi_pingpong's control channel is TCP to hB's
+# plane-0 address in both columns; its fabric addresses are what each
+# provider names for itself (fi_getinfo() with no node):
+#  - tcp: the addresses of FI_TCP_IFACE=pl0, the first one first. The
+#    fabric gives each host's pl0 the link-local fe80::1 (the leaf's
+#    permanent neighbour; every host has the same one), which the tcp
+#    provider lists before the plane address, and a peer cannot reach it:
+#    the hosts' fe80::1 is taken off pl0 for the tcp runs and put back
+#    after them (the fabric's routes and neighbours do not use it).
+#  - mrc: FI_MRC_ADDR, each host's own host address.
+# Raw: fi_pingpong-EP-SIZE-COL.json per row and column (the runs' figures,
+# or ok false and why), .N.cli / .N.srv each run's output, fi_info-*.txt.
+fidir=$top/build/cmake/lib/fi_mrc
+fi_timeout=180
+fi_port=47600
+fi_seconds=0
+fi_version=
+declare -A fi_why=()
+fi_envA=() fi_envB=()
+# fi_esc TEXT: TEXT made safe inside a JSON string (quotes, backslashes and
+# control characters out), at most 200 characters.
+fi_esc() { printf '%s' "$1" | tr '"\\\t\r\n' "''   " | tr -d '\000-\037' | cut -c1-200; }
+# fi_ll HOST add|del: HOST's link-local fe80::1 on pl0 (see above).
+fi_ll() {
+	local ns
+	ns=$(fabric_ns "$1")
+	if [ "$2" = del ]; then
+		ip -n "$ns" address del fe80::1/64 dev pl0 2>>"$raw/fi_pingpong-ll.log"
+	else
+		ip -n "$ns" address replace fe80::1/64 dev pl0 nodad 2>>"$raw/fi_pingpong-ll.log"
+	fi
+}
+# fi_check COL EP: does hB's libfabric offer the provider for EP, with the
+# address the column is meant to use first? Else fi_why[COL,EP] says why.
+fi_check() {
+	local col=$1 ep=$2 prov=$1 want f first rc
+	[ "$ep" = rdm ] && prov="$col;ofi_rxm"
+	want=${FAB_ADDR[hB,0]}
+	[ "$col" = mrc ] && want=${FAB_HADDR[hB]}
+	f=$raw/fi_info-$col-$ep.txt
+	inB env "${fi_envB[@]}" timeout 60 fi_info -p "$prov" -t "FI_EP_${ep^^}" \
+		-a FI_SOCKADDR_IN6 -v >"$f" 2>&1
+	rc=$?
+	if ((rc)); then
+		fi_why[$col,$ep]="provider '$prov' not offered for FI_EP_${ep^^}: fi_info -p exit $rc: $(tail -n 1 "$f")"
+		return
+	fi
+	first=$(awk '$1 == "src_addr:" { print $2; exit }' "$f")
+	[[ $first == *"[$want]"* ]] ||
+		fi_why[$col,$ep]="provider '$prov' names ${first:-no address} first on hB, not [$want]"
+}
+# fi_run COL EP SIZE ITERS N: run N of one fi_pingpong server on hB and its
+# client on hA; fi_res="USEC_PER_XFER MB_PER_S SECONDS" of the client's
+# result line, or returns 1 with fi_err the reason.
+fi_run() {
+	local col=$1 ep=$2 size=$3 iters=$4 n=$5 prov=$1 f srv rc src i line
+	[ "$ep" = rdm ] && prov="$col;ofi_rxm"
+	f=$raw/fi_pingpong-$ep-$size-$col.$n
+	fi_port=$((fi_port + 1))
+	fi_res='' fi_err=''
+	inB env "${fi_envB[@]}" timeout "$fi_timeout" fi_pingpong -6 -B "$fi_port" \
+		-p "$prov" -e "$ep" -S "$size" -I "$iters" >"$f.srv" 2>&1 &
+	srv=$!
+	for ((i = 0; i < 100; i++)); do
+		inB ss -Hltn "sport = :$fi_port" 2>/dev/null | grep -q . && break
+		sleep 0.1
+	done
+	inA env "${fi_envA[@]}" timeout "$fi_timeout" fi_pingpong -6 -P "$fi_port" \
+		-p "$prov" -e "$ep" -S "$size" -I "$iters" "${FAB_ADDR[hB,0]}" >"$f.cli" 2>&1
+	rc=$?
+	# A client that failed can leave its server waiting: give it 5 s.
+	if ((rc)); then
+		for ((i = 0; i < 50; i++)); do kill -0 "$srv" 2>/dev/null || break; sleep 0.1; done
+		kill "$srv" 2>/dev/null
+	fi
+	wait "$srv"
+	src=$?
+	if ((rc == 124)); then
+		fi_err="fi_pingpong client timed out after $fi_timeout s: $(tail -n 1 "$f.cli")"
+	elif ((rc)); then
+		fi_err="fi_pingpong client exit $rc: $(tail -n 1 "$f.cli")"
+	elif ((src)); then
+		fi_err="fi_pingpong server exit $src: $(tail -n 1 "$f.srv")"
+	fi
+	[ -z "$fi_err" ] || return 1
+	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+	line=$(awk '$1 ~ /^[0-9.]+[kmg]?$/ && NF == 8 && $5 ~ /s$/ { l = $7 " " $6 " " $5 }
+		END { sub(/s$/, "", l); print l }' "$f.cli")
+	if [[ ! $line =~ ^[0-9.]+\ [0-9.]+\ [0-9.]+$ ]]; then
+		fi_err="no result line in fi_pingpong's output: $(tail -n 1 "$f.cli")"
+		[ -s "$f.cli" ] || fi_err+="(none: a size above the provider's max_msg_size runs nothing)"
+		return 1
+	fi
+	fi_res=$line
+}
+# fi_row COL EP SIZE ITERS: every run of one row and column into
+# raw/fi_pingpong-EP-SIZE-COL.json; the first failure ends the row (ok false,
+# with the reason: never a figure).
+fi_row() {
+	local col=$1 ep=$2 size=$3 iters=$4 prov=$1 r runs="" err=${fi_why[$1,$2]:-} u m t
+	[ "$ep" = rdm ] && prov="$col;ofi_rxm"
+	if [ -z "$err" ]; then
+		for ((r = 1; r <= repeat; r++)); do
+			if ! fi_run "$col" "$ep" "$size" "$iters" "$r"; then
+				err="run $r of $repeat: $fi_err"
+				break
+			fi
+			read -r u m t <<<"$fi_res"
+			runs+="${runs:+,}{\"usec_per_xfer\":$u,\"mb_per_s\":$m,\"seconds\":$t}"
+		done
+	fi
+	{
+		printf '{"tool":"fi_pingpong","provider":"%s","endpoint":"%s","size":%s,' \
+			"$prov" "$ep" "$size"
+		printf '"iterations":%s,"repeat":%s,"runs":[%s],' "$iters" "$repeat" "$runs"
+		if [ -n "$err" ]; then
+			printf '"ok":false,"error":"%s"}\n' "$(fi_esc "$err")"
+		else
+			printf '"ok":true}\n'
+		fi
+	} >"$raw/fi_pingpong-$ep-$size-$col.json"
+	log "fi_pingpong $ep $size $col: ${err:-$runs}"
+}
+fi_pingpong_cell() {
+	local t0c col ep size it why_all="" h
+	t0c=$(now_ms)
+	for h in fi_pingpong fi_info; do
+		command -v "$h" >/dev/null || why_all="no $h in the guest (libfabric-bin, scripts/vm/mkinitramfs.sh)"
+	done
+	[ -n "$why_all" ] || fi_version=$(fi_info --version 2>/dev/null | awk '$1 == "libfabric:" { print $2 }')
+	for col in tcp mrc; do
+		fi_envA=() fi_envB=()
+		if [ -n "$why_all" ]; then
+			fi_why[$col,msg]=$why_all fi_why[$col,rdm]=$why_all
+		elif [ $col = tcp ]; then
+			fi_envA=(FI_TCP_IFACE=pl0) fi_envB=(FI_TCP_IFACE=pl0)
+			if ! fi_info -l 2>/dev/null | grep -qx 'tcp:'; then
+				fi_why[tcp,msg]="fi_info -l does not list the tcp provider"
+				fi_why[tcp,rdm]=${fi_why[tcp,msg]}
+			elif ! fi_ll hA del || ! fi_ll hB del; then
+				fi_why[tcp,msg]="could not take fe80::1 off the hosts' pl0: $(tail -n 1 "$raw/fi_pingpong-ll.log")"
+				fi_why[tcp,rdm]=${fi_why[tcp,msg]}
+			fi
+		elif [ -n "${why[mrc]:-}" ]; then
+			fi_why[mrc,msg]="AF_MRC did not run: ${why[mrc]}"
+			fi_why[mrc,rdm]=${fi_why[mrc,msg]}
+		elif [ ! -e "$fidir/libmrc-fi.so" ]; then
+			fi_why[mrc,msg]="no $fidir/libmrc-fi.so (cmake --build build/cmake)"
+			fi_why[mrc,rdm]=${fi_why[mrc,msg]}
+		else
+			fi_envA=(FI_PROVIDER_PATH="$fidir" FI_MRC_ADDR="${FAB_HADDR[hA]}")
+			fi_envB=(FI_PROVIDER_PATH="$fidir" FI_MRC_ADDR="${FAB_HADDR[hB]}")
+		fi
+		for ep in msg rdm; do
+			[ -n "${fi_why[$col,$ep]:-}" ] || fi_check "$col" "$ep"
+			for size in 64 1048576; do
+				it=$fi_iters
+				[ "$size" = 64 ] || it=$fi_bw_iters
+				fi_row "$col" "$ep" "$size" "$it"
+			done
+		done
+		if [ $col = tcp ] && [ -z "$why_all" ]; then
+			fi_ll hA add || log "fi_pingpong: putting fe80::1 back on hA's pl0 failed"
+			fi_ll hB add || log "fi_pingpong: putting fe80::1 back on hB's pl0 failed"
+		fi
+	done
+	fi_seconds=$((($(now_ms) - t0c) / 1000))
+	log "fi_pingpong: $fi_seconds s"
+}
+want fi_pingpong && fi_pingpong_cell
+
 # ---- shaped: tbf on every host uplink; the bottleneck is the fabric.
 fabric_tbf "$rate" 32kb 20ms || log "fabric_tbf failed"
 want shaped && bulk shaped
@@ -821,6 +1006,8 @@ rate_mbps=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/,
 		"$telemetry" "$burst1"
 	# The EV profile's default burst, as the module reported it.
 	printf '"burst":%s,' "${burst_was:-null}"
+	printf '"fi_pingpong":{"iterations_64":%s,"iterations_1m":%s,"seconds":%s,"libfabric":"%s"},' \
+		"$fi_iters" "$fi_bw_iters" "${fi_seconds:-0}" "${fi_version:-}"
 	printf '"bench_seconds":%s}\n' $((($(now_ms) - t0) / 1000))
 } >"$raw/meta.json"
 log "done in $((($(now_ms) - t0) / 1000)) s"

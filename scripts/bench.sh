@@ -16,6 +16,8 @@
 #   BENCH_RATE=100mbit make bench   # another per-plane rate
 #   BENCH_CELLS=shaped,silent,planedown,gray make bench
 #                                   # only these cells (the others: "not run")
+#   BENCH_CELLS=fi_pingpong BENCH_REPEAT=3 bash scripts/bench.sh
+#                                   # fi_pingpong, libfabric tcp against mrc
 #   bash scripts/bench.sh --smoke   # every scenario once, tiny (make check)
 #   bash scripts/bench.sh --no-vm   # re-assemble from an existing raw/
 #   bash scripts/bench.sh --profile # make bench-profile: perf in the guest
@@ -82,7 +84,7 @@ if ((vm)); then
 	((smoke)) && env+="BENCH_SMOKE=1 "
 	for v in BENCH_RATE BENCH_REPEAT BENCH_DURATION BENCH_OMIT BENCH_DELAY_MS BENCH_JUMBO \
 		BENCH_PINGS BENCH_SERIES BENCH_FAIL_AT BENCH_RESTORE_AT BENCH_QUICK BENCH_CELLS BENCH_FO0 \
-		BENCH_SERIES_BIN BENCH_SERIES_ACK BENCH_TRACE; do
+		BENCH_SERIES_BIN BENCH_SERIES_ACK BENCH_TRACE BENCH_FI_ITERS BENCH_FI_BW_ITERS; do
 		[ -n "${!v:-}" ] && env+="$v='${!v}' "
 	done
 	timeout=5400

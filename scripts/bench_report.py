@@ -15,6 +15,11 @@ Reads the mrcperf reports the guest wrote (raw/SCENARIO-COLUMN.json, with
 Cells that BENCH_CELLS left out (meta.json cells_skipped) are reported as
 {"ok": false, "error": "not run", "skipped": true}, "not run" in the table.
 
+The fi_pingpong cell (raw/fi_pingpong-EP-SIZE-COL.json, written by the
+guest from fi_pingpong's output, not mrcperf reports) goes to results.json's
+fi_pingpong: "EP-SIZE" -> column (tcp: libfabric's tcp provider, mrc: our
+provider mrc) -> the runs' figures and their median, min and max.
+
   bench_report.py RAW_DIR OUT_DIR [--schema FILE] [--smoke]
 
 --schema validates results.json (python3-jsonschema). --smoke also checks
@@ -70,6 +75,14 @@ MUST_SUCCEED = ["unshaped", "shaped", "loss0.1", "loss1", "pingpong", "rpc",
 # Failure scenarios: a transport may legitimately stall there (TCP whose
 # only path crossed the cut link), so a failed cell is a result.
 SERIES = ["silent", "planedown"]
+# The fi_pingpong cell (bench-guest.sh's fi_pingpong_cell): libfabric's
+# fi_pingpong between hA and hB over libfabric's own tcp provider (column
+# tcp: hB's plane-0 address, one path) and over our provider mrc (column
+# mrc: AF_MRC over the SRH route, sprayed); MSG endpoints and RDM through
+# ofi_rxm; 64 B for latency (usec/xfer), 1 MiB for bandwidth (MB/sec).
+FI_ROWS = [("msg", 64), ("msg", 1048576), ("rdm", 64), ("rdm", 1048576)]
+FI_COLS = ["tcp", "mrc"]
+FI_COL_TITLE = {"tcp": "tcp (libfabric tcp)", "mrc": "mrc (libfabric mrc)"}
 
 
 def load_json(path):
@@ -284,7 +297,45 @@ def assemble(raw, meta):
                     derived["phases"] = None  # malformed series: the schema says why
             cell["derived"] = derived
             tests.setdefault(sc, {})[col] = cell
-    return {"meta": meta, "tests": tests}
+    return {"meta": meta, "tests": tests, "fi_pingpong": assemble_fi(raw, meta)}
+
+
+def fi_key(ep, size):
+    return "%s-%d" % (ep, size)
+
+
+def fi_spread(xs):
+    return {"count": len(xs), "median": statistics.median(xs), "min": min(xs),
+            "max": max(xs), "mean": statistics.fmean(xs)}
+
+
+def assemble_fi(raw, meta):
+    """results.json's fi_pingpong: one cell per row (endpoint, size) and
+    column, from raw/fi_pingpong-EP-SIZE-COL.json; a cell with ok true has
+    every run's figures and their spread, any other says why (never a
+    figure)."""
+    out = {}
+    for ep, size in FI_ROWS:
+        for col in FI_COLS:
+            if skipped(meta, "fi_pingpong"):
+                cell = {"ok": False, "error": "not run", "skipped": True}
+            else:
+                path = os.path.join(raw, "fi_pingpong-%s-%d-%s.json" % (ep, size, col))
+                cell = load_json(path) if os.path.exists(path) else {"ok": False, "error": "not run"}
+                if not isinstance(cell, dict):
+                    cell = {"ok": False, "error": "report is not a JSON object"}
+            if cell.get("ok"):
+                runs = cell.get("runs") or []
+                try:
+                    cell["summary"] = {k: fi_spread([float(r[k]) for r in runs])
+                                       for k in ("usec_per_xfer", "mb_per_s")}
+                except (KeyError, TypeError, ValueError, statistics.StatisticsError) as e:
+                    cell = dict(cell, ok=False, error="unusable runs in the report: %s" % e)
+                    cell.pop("summary", None)
+            elif not isinstance(cell.get("error"), str):
+                cell["error"] = "no result"
+            out.setdefault(fi_key(ep, size), {})[col] = cell
+    return out
 
 
 def f1(x):
@@ -446,6 +497,30 @@ def table(res):
     row("pingpong beside bulk (shaped), p50/p99 us", "loaded", LAT_COLS,
         lambda c: "%.0f / %.0f" % (c["result"]["latency_us"]["p50"],
                                    c["result"]["latency_us"]["p99"]))
+    fi = res.get("fi_pingpong") or {}
+    fi_run = fi and not skipped(meta, "fi_pingpong")
+    fim = meta.get("fi_pingpong") or {}
+    rows.append(["fi_pingpong (libfabric%s)%s" % (
+        " %s" % fim["libfabric"] if fim.get("libfabric") else "",
+        ", %s / %s iterations" % (fim["iterations_64"], fim["iterations_1m"])
+        if "iterations_64" in fim and "iterations_1m" in fim else "")] +
+        [FI_COL_TITLE[c] for c in FI_COLS])
+    for ep, size in FI_ROWS:
+        key = "usec_per_xfer" if size == 64 else "mb_per_s"
+        r = ["fi_pingpong %s %s, %s" % (
+            "msg" if ep == "msg" else "rdm (ofi_rxm)",
+            "64 B" if size == 64 else "1 MiB", "usec/xfer" if size == 64 else "MB/s")]
+        for col in FI_COLS:
+            cell = fi.get(fi_key(ep, size), {}).get(col)
+            if cell is None:
+                r.append("n/a")
+            elif not cell.get("ok"):
+                r.append(failed(cell))
+            else:
+                sm = cell["summary"][key]
+                r.append("%.1f (%.1f-%.1f)" % (sm["median"], sm["min"], sm["max"])
+                         if sm["count"] > 1 else "%.1f" % sm["median"])
+        rows.append(r)
     if meta.get("telemetry") == "measured":
         d = tests["telemetry-detached"]["mrc"]
         a = tests["telemetry-attached"]["mrc"]
@@ -494,10 +569,22 @@ def table(res):
             "%g ms" % (1000 * bin_s) if bin_s else "-", 1000 * RECOVER_WINDOW_S),
         "CPU-us per MB: busy CPU time of the whole guest (both ends, forwarding) per MB moved",
         "SACKs per MB: the MRC sender's MRC_INFO mi_rx_sacks over the bytes it sent",
-        "",
     ]
+    if fi_run:
+        lines.append(
+            "fi_pingpong (libfabric-bin): usec/xfer = its time / (2 x iterations), half a round "
+            "trip; MB/s = the bytes of both directions / its time (10^6 B/s); tcp: libfabric's "
+            "tcp provider to hB's plane-0 address (1 path); mrc: provider mrc (lib/fi_mrc) over "
+            "AF_MRC, SRH route, sprayed; rdm: ofi_rxm over each; %s s in the guest" %
+            fim.get("seconds", "?"))
+    lines.append("")
     for r in rows:
         lines.append(" | ".join(r[i].ljust(w[i]) for i in range(len(r))).rstrip())
+    fails = ["  %s %s, %s: %s" % (ep, "64 B" if size == 64 else "1 MiB", col, cell.get("error"))
+             for ep, size in FI_ROWS for col, cell in fi.get(fi_key(ep, size), {}).items()
+             if not cell.get("ok") and not cell.get("skipped")]
+    if fails and fi_run:
+        lines += ["", "fi_pingpong failures, in full:"] + fails
     if meta.get("cells_skipped"):
         lines += ["", "not run (BENCH_CELLS): " + ", ".join(meta["cells_skipped"])]
     tl = res.get("timeline", {}).get("silent")
@@ -869,6 +956,12 @@ def smoke_problems(res):
                 # frames (a GSO skb counted once, a qdisc bypassed).
                 probs.append("%s/%s: no payload per shaper byte (%s)" %
                              (sc, c, cell["derived"].get("payload_per_shaper_byte")))
+    for k, cols in (res.get("fi_pingpong") or {}).items():
+        for c, cell in cols.items():
+            if cell.get("error") == "not run":
+                probs.append("fi_pingpong %s/%s: not run" % (k, c))
+            elif not cell.get("ok"):
+                probs.append("fi_pingpong %s/%s: failed: %s" % (k, c, cell.get("error")))
     meta = res["meta"]
     sil = res["tests"].get("silent", {}).get("mrc", {})
     tl = res.get("timeline", {}).get("silent") or {}
