@@ -69,10 +69,15 @@ if ((rehearsal)); then
 	max=65488 nchecks=11
 fi
 
-# mpi NAME PROVIDER_PATH: the job, launched from namespace mpiA
+# mpi NAME PROVIDER_PATH: the job, launched from namespace mpiA. Its stdin
+# is /dev/null and forwarded to no rank (--stdin none): under
+# run_kselftest.sh the test runs in a background process group of the
+# console (timeout(1) without --foreground), where mpirun reading the
+# terminal to forward it to rank 0 is stopped (SIGTTIN) until the timeout.
 mpi() {
-	ip netns exec mpiA timeout 120 mpirun "${mpirun_args[@]}" \
-		-x "FI_PROVIDER_PATH=$2" "$fidir/mrc_mpi_check" "$max" >"$out/$1" 2>&1
+	ip netns exec mpiA timeout 120 mpirun --stdin none "${mpirun_args[@]}" \
+		-x "FI_PROVIDER_PATH=$2" "$fidir/mrc_mpi_check" "$max" \
+		</dev/null >"$out/$1" 2>&1
 }
 
 counters() {
