@@ -27,6 +27,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char usage[] = "usage: mrc_mpi_check [MAX_BYTES, 1024..1048576]\n";
+
 static int rank, nranks, passed, failed;
 
 /* report: agree on a check across the ranks (bad counts the local errors) */
@@ -54,8 +58,10 @@ static unsigned char pat(size_t i, unsigned int seed)
 	return (unsigned char)((i * 131u + seed * 17u + (i >> 8)) & 0xff);
 }
 
-/* pingpong SIZE ITERS: rank 0 sends, rank 1 checks and sends back the
- * bytes xor 0x5a, rank 0 checks; ranks above 1 only take part in report. */
+/*
+ * pingpong SIZE ITERS: rank 0 sends, rank 1 checks and sends back the
+ * bytes xor 0x5a, rank 0 checks; ranks above 1 only take part in report.
+ */
 static void pingpong(size_t size, int iters)
 {
 	unsigned char *buf = malloc(size), *want = malloc(size);
@@ -100,8 +106,10 @@ static void pingpong(size_t size, int iters)
 	free(want);
 }
 
-/* allreduce N: element i of rank r is r * 100000 + i (int64); the sum is
- * (0 + 1 + ... + nranks - 1) * 100000 + nranks * i */
+/*
+ * allreduce N: element i of rank r is r * 100000 + i (int64); the sum is
+ * (0 + 1 + ... + nranks - 1) * 100000 + nranks * i
+ */
 static void allreduce(size_t n)
 {
 	int64_t *in = malloc(n * sizeof(*in)), *out = malloc(n * sizeof(*out));
@@ -125,9 +133,11 @@ static void allreduce(size_t n)
 	free(out);
 }
 
-/* alltoall K: block dest of rank r's send buffer is K int64, element k
+/*
+ * alltoall K: block dest of rank r's send buffer is K int64, element k
  * (r * 1000 + dest) * 65536 + k; rank r checks block src is
- * (src * 1000 + r) * 65536 + k */
+ * (src * 1000 + r) * 65536 + k
+ */
 static void alltoall(size_t k)
 {
 	size_t n = k * (size_t)nranks, i, j;
@@ -169,7 +179,7 @@ int main(int argc, char **argv)
 		max = strtoul(argv[1], &end, 0);
 		if (*end || max < 1024 || max > 1048576) {
 			if (rank == 0)
-				fprintf(stderr, "usage: mrc_mpi_check [MAX_BYTES, 1024..1048576]\n");
+				fputs(usage, stderr);
 			MPI_Finalize();
 			return 2;
 		}
@@ -187,7 +197,7 @@ int main(int argc, char **argv)
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 
-	for (i = 0; i < (int)(sizeof(sizes) / sizeof(sizes[0])) && sizes[i] <= max; i++)
+	for (i = 0; i < (int)ARRAY_SIZE(sizes) && sizes[i] <= max; i++)
 		pingpong(sizes[i], sizes[i] >= 262144 ? 4 : 20);
 	if (sizes[i - 1] != max)
 		pingpong(max, 4);
