@@ -24,6 +24,26 @@ static struct fm_cqe *fm_cqe_get(struct fm_cq *cq)
 	return calloc(1, sizeof(*e));
 }
 
+/*
+ * A completion entry from @cq's free list (or allocated), filled with what every
+ * completion carries, not yet queued; NULL when out of memory.
+ */
+static struct fm_cqe *fm_cqe_new(struct fm_cq *cq, void *context,
+				 uint64_t flags, size_t len, void *buf,
+				 uint64_t data)
+{
+	struct fm_cqe *e = fm_cqe_get(cq);
+
+	if (!e)
+		return NULL;
+	e->e.op_context = context;
+	e->e.flags = flags;
+	e->e.len = len;
+	e->e.buf = buf;
+	e->e.data = data;
+	return e;
+}
+
 int fm_cq_write(struct fm_cq *cq, void *context, uint64_t flags, size_t len,
 		void *buf, uint64_t data)
 {
@@ -31,14 +51,9 @@ int fm_cq_write(struct fm_cq *cq, void *context, uint64_t flags, size_t len,
 
 	if (!cq)
 		return 0;
-	e = fm_cqe_get(cq);
+	e = fm_cqe_new(cq, context, flags, len, buf, data);
 	if (!e)
 		return -FI_ENOMEM;
-	e->e.op_context = context;
-	e->e.flags = flags;
-	e->e.len = len;
-	e->e.buf = buf;
-	e->e.data = data;
 	fm_list_add_tail(&cq->entries, &e->link);
 	return 0;
 }
@@ -51,15 +66,10 @@ int fm_cq_write_err(struct fm_cq *cq, void *context, uint64_t flags,
 
 	if (!cq)
 		return 0;
-	e = fm_cqe_get(cq);
+	e = fm_cqe_new(cq, context, flags, len, buf, data);
 	if (!e)
 		return -FI_ENOMEM;
 	e->err = true;
-	e->e.op_context = context;
-	e->e.flags = flags;
-	e->e.len = len;
-	e->e.buf = buf;
-	e->e.data = data;
 	e->e.olen = olen;
 	e->e.err = err;
 	e->e.prov_errno = prov_errno;
