@@ -51,6 +51,10 @@ ip -n mpiA addr add 10.73.0.1/24 dev a0 && ip -n mpiB addr add 10.73.0.2/24 dev 
 printf 'mpiA slots=1\nmpiB slots=1\n' >"$out/hosts"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# A temporary directory per fabric host, as separate hosts have
+# (mrc_mpi_rsh.sh): Open MPI's daemons of two namespaces sharing one /tmp
+# lost one of them now and then, and the job hung at launch.
+export MRC_MPI_HOSTS_DIR=$out
 export OMPI_MCA_mca_base_component_show_load_errors=0
 # One rank per namespace, each started by its own orted through the agent;
 # the cm PML over the OFI MTL restricted to mrc;ofi_rxm, the self BTL alone
@@ -93,7 +97,7 @@ counters() {
 mpi job "$fidir"
 rc=$?
 grep -v '^\[' "$out/job" | sed 's/^/#   /'
-check "mpirun exit ($(tail -n 1 "$out/job"))" test $rc -eq 0
+check "mpirun exit $rc ($(tail -n 1 "$out/job"))" test $rc -eq 0
 expect_eq "checks that passed" "$nchecks" "$(grep -c '^ok [0-9]* - ' "$out/job")"
 expect_eq "checks that failed" 0 "$(grep -c '^not ok' "$out/job")"
 check "summary: $nchecks passed, 0 failed" \
