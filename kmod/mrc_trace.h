@@ -88,7 +88,8 @@
 			 { 4, "probe_ok" }, { 5, "admin" },		\
 			 { 6, "promote" }, { 7, "floor_hold" },		\
 			 { 8, "late_ack" }, { 9, "loss" },		\
-			 { 10, "path" }, { 11, "gray" })
+			 { 10, "path" }, { 11, "gray" },		\
+			 { 12, "port" })
 
 TRACE_EVENT(mrc_pkt_sent,
 	    TP_PROTO(u32 netns, u32 qpn, u16 conn, u32 ev, u8 plane, u8 kind,

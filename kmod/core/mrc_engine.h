@@ -398,6 +398,8 @@ enum mrc_ev_state {
  *	silent, MRC_FO_PATH_RETIRE) or revived with it (one of them answered)
  * @MRC_EVC_GRAY: the EV's path loses too many packets (MRC_FO_GRAY):
  *	demoted with it, or back with it after the hold
+ * @MRC_EVC_PORT: its plane's port was announced down: the failure explains
+ *	the EV's silence since the plane last delivered (mrc_ev_set_plane_up())
  */
 enum mrc_ev_cause {
 	MRC_EVC_ECN = 0,
@@ -412,6 +414,7 @@ enum mrc_ev_cause {
 	MRC_EVC_LOSS = 9,
 	MRC_EVC_PATH = 10,
 	MRC_EVC_GRAY = 11,
+	MRC_EVC_PORT = 12,
 };
 
 /**

@@ -117,6 +117,7 @@ void mrc_ev_set_state(struct mrc_ev_mgr *m, u64 now, int idx, u8 state,
 
 	e->state = state;
 	e->by_path = 0;
+	e->silent_tx_ns = 0;
 	ev_emit(m, now, idx, old, cause);
 }
 
@@ -743,6 +744,7 @@ static void ev_assume_bad(struct mrc_ev_mgr *m, u64 now, int idx, u8 cause,
 		return;
 	if (!mrc_ev_demote(m, now, idx, MRC_EV_ASSUMED_BAD, cause, true))
 		return;
+	e->silent_tx_ns = tx_ns;
 	e->probe_backoff = 0;
 	e->probe_sent_ns = 0;
 	e->next_probe_ns = now + m->probe_interval_ns;
@@ -821,7 +823,7 @@ void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 		       u64 window_ns)
 {
 	m->ev[idx].cnt.timeouts++;
-	mrc_ev_path_lost(m, now, idx);
+	mrc_ev_path_lost(m, now, idx, tx_ns);
 	ev_assume_bad(m, now, idx, MRC_EVC_TIMEOUT, tx_ns ? tx_ns : 1,
 		      window_ns);
 }
@@ -853,7 +855,7 @@ void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 
 	e->cnt.lost++;
 	e->last_loss_ns = now ? now : 1;
-	mrc_ev_path_lost(m, now, idx);
+	mrc_ev_path_lost(m, now, idx, tx_ns);
 	if (repeat)
 		ev_assume_bad(m, now, idx, MRC_EVC_LOSS, tx_ns ? tx_ns : 1,
 			      window_ns);
@@ -1046,11 +1048,25 @@ int mrc_ev_set_denied(struct mrc_ev_mgr *m, u64 now, int idx, bool denied)
  * A down plane is masked: its EVs keep their states and their rotation
  * slots but are passed over by mrc_ev_pick() and not probed, and do not
  * count towards the floor. Emits MRC_EVT_PLANE.
+ *
+ * The port's failure explains the silence of the plane's EVs that fell
+ * silent after it last delivered: the announcement can arrive after some
+ * of them timed out or lost twice (a lost update waits for its resend;
+ * with a flowcell of one packet every EV of the plane carries one per
+ * rotation), and such an EV, left ASSUMED_BAD, would wait for its probes
+ * once the port returns. Those whose unacknowledged packet was sent after
+ * the newest one the plane delivered are GOOD again (cause MRC_EVC_PORT),
+ * masked with the plane, and so are the paths retired dead for such
+ * silence, with their quiet EVs (mrc_ev_path_port_down()); earlier
+ * verdicts (the plane delivered later packets: something else failed),
+ * gray verdicts and ECN ones stand.
  */
 void mrc_ev_set_plane_up(struct mrc_ev_mgr *m, u64 now, u8 plane, bool up)
 {
+	const struct mrc_ev_plane *pl = &m->plane[plane];
 	struct mrc_event ev;
 	u32 bit = 1u << plane;
+	u16 i;
 
 	if (!!(m->plane_up & bit) == up)
 		return;
@@ -1058,6 +1074,13 @@ void mrc_ev_set_plane_up(struct mrc_ev_mgr *m, u64 now, u8 plane, bool up)
 		m->plane_up |= bit;
 	else
 		m->plane_up &= ~bit;
+	if (!up)
+		mrc_ev_path_port_down(m, now, plane);
+	for (i = pl->first; !up && i < pl->first + pl->count; i++)
+		if (m->ev[i].state == MRC_EV_ASSUMED_BAD &&
+		    m->ev[i].silent_tx_ns > pl->delivered_tx_ns &&
+		    !mrc_ev_path_verdict(m, i))
+			mrc_ev_revive(m, now, i, MRC_EVC_PORT);
 	mrc_memset(&ev, 0, sizeof(ev));
 	ev.type = MRC_EVT_PLANE;
 	ev.time_ns = now;

@@ -35,6 +35,9 @@
  *	no probes of its own, revived with the path (mrc_ev_path.c)
  * @lost_run: its last packet known was lost: a further loss in the same
  *	run is not another sample of its path's loss rate (mrc_ev_path.c)
+ * @silent_tx_ns: ASSUMED_BAD by its own silence (a timeout, a repeated
+ *	loss): send time of the packet never acknowledged; 0 for any other
+ *	state or cause (mrc_ev_set_plane_up())
  * @cnt: counters
  */
 struct mrc_ev_entry {
@@ -51,6 +54,7 @@ struct mrc_ev_entry {
 	u64 last_loss_ns;
 	u8 by_path;
 	u8 lost_run;
+	u64 silent_tx_ns;
 	struct mrc_ev_counters cnt;
 };
 
@@ -63,6 +67,8 @@ struct mrc_ev_entry {
  * @silent_pass_ns: time of the event (timer pass, SACK) that last counted
  *	in @silent: the EVs one event condemns count once
  * @delivered_tx_ns: newest send time of a packet delivered on the path
+ * @lost_tx_ns: send time of the earliest packet lost on the path since
+ *	the newest one delivered (stale unless after @delivered_tx_ns)
  * @gray_until_ns: gray: its EVs are not revived before this time
  * @gray_hold_ns: the next gray hold (doubles while the path stays gray)
  * @revived_ns: when the path last came back from gray (0: never)
@@ -84,6 +90,7 @@ struct mrc_ev_path {
 	u64 first_lost_tx_ns;
 	u64 silent_pass_ns;
 	u64 delivered_tx_ns;
+	u64 lost_tx_ns;
 	u64 gray_until_ns;
 	u64 gray_hold_ns;
 	u64 revived_ns;
@@ -106,6 +113,7 @@ struct mrc_ev_path {
  * @n_paths: paths of the plane tracked (0: unknown, no path verdicts)
  * @inflight_bytes: payload bytes the requester has in flight on the
  *	plane's EVs (sent, neither acknowledged nor declared lost)
+ * @delivered_tx_ns: newest send time of a packet delivered on the plane
  */
 struct mrc_ev_plane {
 	u16 first;
@@ -115,6 +123,7 @@ struct mrc_ev_plane {
 	u16 path_first;
 	u16 n_paths;
 	u32 inflight_bytes;
+	u64 delivered_tx_ns;
 };
 
 /**
@@ -232,9 +241,10 @@ int mrc_ev_paths_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
 void mrc_ev_paths_destroy(struct mrc_ev_mgr *m);
 struct mrc_ev_path *mrc_ev_path_of(const struct mrc_ev_mgr *m, int idx);
 void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns);
-void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx);
+void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns);
 void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 			u64 window_ns);
+void mrc_ev_path_port_down(struct mrc_ev_mgr *m, u64 now, u8 plane);
 bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
 			  u64 tx_ns);
 u8 mrc_ev_path_verdict(const struct mrc_ev_mgr *m, int idx);

@@ -313,10 +313,14 @@ void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns)
 {
 	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
 
+	struct mrc_ev_plane *pl = &m->plane[m->ev[idx].plane];
+
 	m->ev[idx].lost_run = 0;
 	m->loss_all_fp -= m->loss_all_fp >> MRC_LOSS_ALL_SHIFT;
 	if (tx_ns > m->delivered_tx_ns)
 		m->delivered_tx_ns = tx_ns;
+	if (tx_ns > pl->delivered_tx_ns)
+		pl->delivered_tx_ns = tx_ns;
 	if (!p)
 		return;
 	if (tx_ns > p->delivered_tx_ns)
@@ -326,24 +330,47 @@ void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns)
 		p->samples++;
 }
 
+/*
+ * A path that reached the gray verdict but delivered nothing sent since
+ * its first loss, while the connection delivered later packets elsewhere,
+ * is dead, not lossy: with a flowcell of one packet (ev_burst=1) each of
+ * a dead spine's 16 EVs loses one packet within a rotation, 16 samples
+ * that reach the gray threshold before any EV loses its second (the
+ * silence rule). Held as gray it kept its in-flight packets waiting for
+ * their timeouts, its revival waiting for the hold, and MRC_INFO counted
+ * no dead path (paths_retired 0 in mrc_fabric_xfer.sh, CI of 812e957).
+ */
+static bool path_dead_by_losses(const struct mrc_ev_mgr *m,
+				const struct mrc_ev_path *p)
+{
+	return (m->failover & MRC_FO_PATH_RETIRE) &&
+	       p->lost_tx_ns > p->delivered_tx_ns &&
+	       m->delivered_tx_ns > p->lost_tx_ns;
+}
+
 /**
  * mrc_ev_path_lost() - a packet sent on this EV was lost (timeout or
  * inferred).
  * @m: manager
  * @now: current time
  * @idx: EV index
+ * @tx_ns: when the lost packet was sent
  *
  * A loss-estimator sample of 1, once per run of losses on the EV: a
  * flowcell (up to 32 packets on one EV) lost whole to a stalled guest or
  * a burst is one event, not 32 samples of the path's loss rate, which
  * is about packets lost one by one (a spine dropping 15 %). A path that
- * turns gray is demoted.
+ * turns gray is demoted, retired as dead if it delivered nothing since
+ * (path_dead_by_losses()).
  */
-void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx)
+void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns)
 {
 	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
 	u8 plane = m->ev[idx].plane;
 
+	if (p && tx_ns > p->delivered_tx_ns &&
+	    (p->lost_tx_ns <= p->delivered_tx_ns || tx_ns < p->lost_tx_ns))
+		p->lost_tx_ns = tx_ns;
 	if (m->ev[idx].lost_run)
 		return;
 	m->ev[idx].lost_run = 1;
@@ -359,6 +386,11 @@ void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx)
 	    p->loss_fp < (u64)MRC_GRAY_RATIO * m->loss_all_fp ||
 	    !plane_has_other_live_path(m, plane, p))
 		return;
+	if (path_dead_by_losses(m, p)) {
+		p->first_lost_tx_ns = p->lost_tx_ns;
+		path_retire(m, now, p, plane, MRC_EVC_PATH);
+		return;
+	}
 	path_retire(m, now, p, plane, MRC_EVC_GRAY);
 }
 
@@ -400,6 +432,46 @@ void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 	    m->delivered_tx_ns <= p->first_lost_tx_ns)
 		return;
 	path_retire(m, now, p, m->ev[idx].plane, MRC_EVC_PATH);
+}
+
+/**
+ * mrc_ev_path_port_down() - the plane's port was announced down.
+ * @m: manager
+ * @now: current time
+ * @plane: plane index
+ *
+ * The port's failure explains a dead-path verdict whose silence began
+ * after the plane last delivered (mrc_ev_set_plane_up() does the same for
+ * single EVs): the path is live again, its quiet EVs GOOD (cause
+ * MRC_EVC_PORT), masked with the plane. A verdict the plane outlived
+ * (it delivered a packet sent after the path's first loss) and a gray
+ * verdict stand.
+ */
+void mrc_ev_path_port_down(struct mrc_ev_mgr *m, u64 now, u8 plane)
+{
+	const struct mrc_ev_plane *pl = &m->plane[plane];
+	struct mrc_ev_path *p;
+	bool back = false;
+	int idx;
+	u16 k, i;
+
+	for (k = 0; k < pl->n_paths; k++) {
+		p = &m->path[pl->path_first + k];
+		if (p->retired != MRC_EVC_PATH ||
+		    p->first_lost_tx_ns <= pl->delivered_tx_ns)
+			continue;
+		p->retired = 0;
+		p->silent = 0;
+		p->silent_since_ns = 0;
+		back = true;
+		i = pl->first;
+		while ((idx = path_next_ev(m, p, plane, &i)) >= 0)
+			if (m->ev[idx].state == MRC_EV_ASSUMED_BAD &&
+			    m->ev[idx].by_path)
+				mrc_ev_revive(m, now, idx, MRC_EVC_PORT);
+	}
+	if (back)
+		path_rebalance(m, now, plane);
 }
 
 /*

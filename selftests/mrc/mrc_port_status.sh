@@ -9,10 +9,18 @@
 # packets in flight there are resent elsewhere): hB's plane-2 packet count
 # stands still and no plane-2 EV turns ASSUMED_BAD once the announcement
 # is in, where discovering the failure by silence marks them bad one
-# timeout at a time. An RTO that fires between the cut and the
-# announcement's arrival is a real race (the emulated CPU can delay the
-# announcement past a few RTOs), so the EVs judged in that window are
-# counted and bounded (a quarter of the plane's EVs), not required to be 0.
+# timeout at a time. Verdicts between the cut and the announcement's
+# arrival are a real race (a lost update waits 4 ms for its resend; with
+# a flowcell of one packet, ev_burst=1, every EV of the plane carries a
+# packet each rotation and the repeated-loss rule condemned 26 of 32 in
+# that time, CI of 812e957). The announcement explains them: every EV and
+# path of the plane condemned for silence that began after the plane last
+# delivered is GOOD again (mrc_ev_set_plane_up(), cause "port"), so at
+# +2 s plane 2 holds no more ASSUMED_BAD EVs than before the cut, however
+# the race went. Only a verdict for a packet sent before one the plane
+# still delivered would stand: packets overtaken by 24 others (two losses
+# of one EV, one rotation apart) across the cut, which the fabric's FIFO
+# host link does not do.
 # When the port returns, hA announces it and hB uses plane 2 again.
 # Digests both ways; the TxPortStatus/RxPortStatus counters of
 # /proc/net/mrc.
@@ -35,16 +43,12 @@ trap 'fabric_destroy; rm -rf "$out"' EXIT
 fabric_create || exit $ksft_fail
 mrc_fabric_up srh || exit $ksft_fail
 HB=${FAB_HADDR[hB]}
-# The port-status mechanism alone: the failover rule that retires a path
-# whole after two of its EVs fall silent (MRC_FO_PATH_RETIRE, 2 of
-# net.mrc.failover's 15) would otherwise take plane 2 down on its own,
-# before the announcement's resend (4 ms) arrives under TCG (32 of 32 EVs
-# once on 6.12 with ev_burst=1), and retires paths of live planes in a
-# stalled guest; the quarter bound below is about EVs timing out one by
-# one while the announcement waits. The other rules stay on.
-for h in hA hB; do
-	fabric_exec $h sysctl -qw net.mrc.failover=13 || exit $ksft_fail
-done
+# Every failover rule is on (net.mrc.failover's default): the rule that
+# retires a path whole after two of its EVs fall silent (MRC_FO_PATH_RETIRE)
+# took plane 2 down on its own before the announcement's resend arrived
+# (32 of 32 EVs once on 6.12 with ev_burst=1); the announcement now
+# explains those verdicts too (mrc_ev_path_port_down()).
+log "hB net.mrc.failover $(fabric_exec hB sysctl -n net.mrc.failover)"
 
 # counter HOST NAME: a /proc/net/mrc counter of HOST's namespace
 counter() { fabric_exec "$1" awk -v k="$2" '$1 == k { print $2 }' /proc/net/mrc; }
@@ -108,8 +112,8 @@ check "hB heard it" [ "$((rx1 - rx0))" -ge 1 ]
 check "hB sends nothing on plane $P after the announcement ($pl1 -> $pl2)" [ "$pl2" = "$pl1" ]
 log "hB plane $P ASSUMED_BAD EVs: $bad0 before the cut, $bad1 at +0.5 s, $bad2 at +2 s (of $evs)"
 check "no EV of plane $P timed out after the announcement ($bad1 -> $bad2)" [ "$bad2" = "$bad1" ]
-check "at most a quarter of plane $P's EVs timed out before it arrived ($bad2 of $evs)" \
-	[ "$(((bad2 - bad0) * 4))" -le "${evs:-0}" ]
+check "the announcement explained the silence before it: plane $P's ASSUMED_BAD EVs $bad0 before the cut, $bad2 after (of $evs)" \
+	[ "${bad2:-99}" -le "${bad0:-0}" ]
 
 check "the transfer is still running when the port returns" kill -0 "$cpid"
 fabric_hostlink_set hA $P up

@@ -196,9 +196,9 @@ std::string_view EvStateName(unsigned s) {
 }
 
 std::string_view EvCauseName(unsigned c) {
-    static constexpr std::string_view names[] = {"ecn",      "trim",  "skip_done", "timeout",
-                                                 "probe_ok", "admin", "promote",   "floor_hold",
-                                                 "late_ack", "loss",  "path",      "gray"};
+    static constexpr std::string_view names[] = {
+        "ecn",        "trim",     "skip_done", "timeout", "probe_ok", "admin", "promote",
+        "floor_hold", "late_ack", "loss",      "path",    "gray",     "port"};
     return c < std::size(names) ? names[c] : "?";
 }
 

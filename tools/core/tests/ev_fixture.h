@@ -34,6 +34,14 @@ class EvFixture : public ::testing::Test {
         made_ = false;
     }
     void TearDown() override { destroy(); }
+    // The events queued since the last drain.
+    std::vector<mrc_event> drain() {
+        std::vector<mrc_event> v;
+        mrc_event e;
+
+        while (mrc_evq_pop(&evq_, &e)) v.push_back(e);
+        return v;
+    }
 
     mrc_conn_cfg cfg_{};
     mrc_rng rng_{};

@@ -17,13 +17,13 @@ constexpr u64 kMs = 1000000;
 
 class EvPathTest : public EvFixture {
   protected:
-    // 4 planes x 2 paths (the bench's fabric: one path per spine), 16 EVs
-    // a plane, 12 active.
-    void make(u8 failover = MRC_FO_ALL, unsigned paths = 2) {
+    // 4 planes x 2 paths (the bench's fabric: one path per spine), @evs
+    // EVs a plane (the host's profile: 32), three quarters active.
+    void make(u8 failover = MRC_FO_ALL, unsigned paths = 2, unsigned evs = 16) {
         destroy();
         mrc_conn_cfg_init(&cfg_, 4);
-        cfg_.ev_per_plane = 16;
-        cfg_.ev_active_per_plane = 12;
+        cfg_.ev_per_plane = static_cast<u16>(evs);
+        cfg_.ev_active_per_plane = static_cast<u16>(evs * 3 / 4);
         cfg_.ev_min_active = 6;
         cfg_.paths_per_plane = 16;  // as the host gives it: a multiple of the paths
         for (unsigned p = 0; p < 4; p++) cfg_.plane_paths[p] = static_cast<u16>(paths);
@@ -103,6 +103,40 @@ TEST_F(EvPathTest, TwoSilentEvsRetireTheirWholePath) {
     for (int i : live) act[1] += m_.ev[i].active;
     EXPECT_LE(std::abs(act[0] - act[1]), 1) << act[0] << " vs " << act[1] << " active";
     EXPECT_EQ(act[0] + act[1], 12);
+}
+
+// Plane 0's port dies at t=10 ms and the announcement comes late: path 0
+// was retired meanwhile for silence that began after the plane last
+// delivered (5 ms), which the port explains: the path and its EVs are back
+// (cause port), masked with the plane. Plane 1's path 0, retired for a
+// spine that died while its other path kept delivering, stays retired.
+TEST_F(EvPathTest, PortDownExplainsTheDeadPathsOfItsPlane) {
+    make();
+    deliver_all(5 * kMs);
+    deliver_path(2, 0, 12 * kMs);  // the connection delivers elsewhere
+    auto p0 = on_path(0, 0);
+    mrc_ev_on_timeout(&m_, 20 * kMs, p0[0], 11 * kMs, 4 * kMs);
+    mrc_ev_on_timeout(&m_, 21 * kMs, p0[1], 11 * kMs, 4 * kMs);
+    auto p1 = on_path(1, 0);
+    deliver_path(1, 1, 13 * kMs);
+    mrc_ev_on_timeout(&m_, 22 * kMs, p1[0], 11 * kMs, 4 * kMs);
+    mrc_ev_on_timeout(&m_, 23 * kMs, p1[1], 11 * kMs, 4 * kMs);
+    ASSERT_EQ(m_.paths_retired, 2u);
+    ASSERT_EQ(count(p0, MRC_EV_ASSUMED_BAD), static_cast<int>(p0.size()));
+    drain();
+    mrc_ev_set_plane_up(&m_, 24 * kMs, 0, false);
+    EXPECT_EQ(count(p0, MRC_EV_GOOD), static_cast<int>(p0.size()));
+    EXPECT_EQ(mrc_ev_path_verdict(&m_, p0[0]), 0);
+    int port = 0;
+    for (const auto& e : drain())
+        port += e.type == MRC_EVT_EV_STATE && e.u.ev.cause == MRC_EVC_PORT &&
+                e.u.ev.new_state == MRC_EV_GOOD;
+    EXPECT_EQ(port, static_cast<int>(p0.size()));
+    // Masked: none of plane 0 is picked or probed while the port is down.
+    for (int i = 0; i < 100; i++) EXPECT_NE(m_.ev[mrc_ev_pick(&m_, 25 * kMs, -1)].plane, 0);
+    mrc_ev_set_plane_up(&m_, 26 * kMs, 1, false);
+    EXPECT_EQ(count(p1, MRC_EV_ASSUMED_BAD), static_cast<int>(p1.size()));
+    EXPECT_EQ(mrc_ev_path_verdict(&m_, p1[0]), MRC_EVC_PATH);
 }
 
 TEST_F(EvPathTest, RetireOffJudgesEachEvAlone) {
@@ -198,13 +232,43 @@ class EvGrayTest : public EvPathTest {
                     const unsigned every = pl == 0 && path == 0 ? every_gray : every_rest;
                     // Each path's losses at its own phase.
                     if (every && (k + pl * 2 + path) % every == 0)
-                        mrc_ev_path_lost(&m_, t, i);
+                        mrc_ev_path_lost(&m_, t, i, t);
                     else
                         mrc_ev_path_delivered(&m_, i, t);
                 }
         }
     }
 };
+
+// Per-packet spraying (ev_burst=1) over a dead spine: each of the path's
+// 16 EVs loses one packet in a rotation, enough samples for the gray
+// verdict before any EV loses a second. Nothing sent on the path since
+// the first loss was delivered while the other paths delivered later
+// packets: the path is dead, retired as such (its in-flight packets are
+// resent, the first answer revives it), not held as gray.
+TEST_F(EvGrayTest, DeadPathFoundByItsLossesIsRetiredDead) {
+    make(MRC_FO_ALL, 2, 32);
+    traffic(0, 300, 0, 0);
+    const u64 t0 = 4 * kMs;
+    auto dead = on_path(0, 0);
+    for (unsigned k = 0; k < dead.size(); k++) {
+        const u64 t = t0 + k * 1000;
+        mrc_ev_path_lost(&m_, t + 500 * 1000, dead[k], t);
+        for (u8 pl = 0; pl < 4; pl++)
+            for (u32 path = 0; path < 2; path++)
+                if (pl || path) mrc_ev_path_delivered(&m_, on_path(pl, path)[k], t + 500);
+    }
+    EXPECT_EQ(m_.paths_gray, 0u);
+    EXPECT_EQ(m_.paths_retired, 1u);
+    EXPECT_EQ(mrc_ev_path_verdict(&m_, dead[0]), MRC_EVC_PATH);
+    EXPECT_EQ(count(dead, MRC_EV_ASSUMED_BAD), static_cast<int>(dead.size()));
+    EXPECT_TRUE(m_.dead_pending) << "what is in flight there goes again at once";
+    // A path that still delivers packets sent after its losses is gray.
+    make();
+    traffic(0, 400, 7, 0);
+    EXPECT_EQ(m_.paths_gray, 1u);
+    EXPECT_EQ(m_.paths_retired, 0u);
+}
 
 // A spine that drops about 15 % (one in 7) is demoted within a few hundred
 // of its packets; the plane's other path carries on; nothing comes back
@@ -293,7 +357,7 @@ TEST_F(EvGrayTest, AFlowcellLostWholeIsOneSample) {
     make();
     traffic(0, 300, 0, 0);
     const int x = on_path(0, 0)[0];
-    for (int k = 0; k < 32; k++) mrc_ev_path_lost(&m_, 4 * kMs, x);
+    for (int k = 0; k < 32; k++) mrc_ev_path_lost(&m_, 4 * kMs, x, 3 * kMs);
     EXPECT_EQ(m_.paths_gray, 0u);
     EXPECT_LT(m_.path[m_.plane[0].path_first].loss_fp, 65536u / 100) << "one sample of 1/256";
 }
@@ -305,7 +369,7 @@ TEST_F(EvGrayTest, LastLivePathOfAPlaneStays) {
     for (unsigned k = 0; k < 400; k++) {
         const int a = m_.plane[0].first + static_cast<int>(k % 16);
         if (k % 7 == 0)
-            mrc_ev_path_lost(&m_, k * 10000, a);
+            mrc_ev_path_lost(&m_, k * 10000, a, k * 10000);
         else
             mrc_ev_path_delivered(&m_, a, k * 10000);
         mrc_ev_path_delivered(&m_, m_.plane[1].first + static_cast<int>(k % 16), k * 10000);

@@ -28,13 +28,6 @@ class EvTest : public EvFixture {
         start(seed);
     }
 
-    std::vector<mrc_event> drain() {
-        std::vector<mrc_event> v;
-        mrc_event e;
-
-        while (mrc_evq_pop(&evq_, &e)) v.push_back(e);
-        return v;
-    }
     // Events of type EV_STATE for @idx.
     static std::vector<mrc_event> for_idx(const std::vector<mrc_event>& v, int idx) {
         std::vector<mrc_event> out;
@@ -530,9 +523,16 @@ TEST_F(EvTest, ProbesOnlyOnUsablePlanes) {
     int idx = -1;
     for (u16 i = 0; i < m_.n_rot && idx < 0; i++)
         if (m_.ev[m_.rot[i]].plane == 1) idx = m_.rot[i];
-    mrc_ev_on_timeout(&m_, 0, idx, 0, 0);
+    mrc_ev_on_timeout(&m_, 0, idx, 10, 0);
+    // The plane delivered a later packet: the port's failure does not
+    // explain this verdict, which stands (PortDownExplains... below).
+    int other = -1;
+    for (u16 i = 0; i < m_.n_ev && other < 0; i++)
+        if (m_.ev[i].plane == 1 && i != idx) other = i;
+    mrc_ev_path_delivered(&m_, other, 20);
     const u64 due = m_.ev[idx].next_probe_ns;
     mrc_ev_set_plane_up(&m_, 1, 1, false);
+    EXPECT_EQ(m_.ev[idx].state, MRC_EV_ASSUMED_BAD);
     EXPECT_EQ(m_.probe_deadline, MRC_NO_DEADLINE);
     EXPECT_EQ(mrc_ev_probe_due(&m_, due), -1);
     mrc_ev_set_plane_up(&m_, 2, 1, true);
@@ -541,6 +541,57 @@ TEST_F(EvTest, ProbesOnlyOnUsablePlanes) {
     EXPECT_EQ(mrc_ev_probe_due(&m_, due), -1);
     mrc_ev_set_room(&m_, 0x3);
     EXPECT_EQ(mrc_ev_probe_due(&m_, due), idx);
+}
+
+// A port announced down explains the silence of its plane's EVs since the
+// plane last delivered: those are GOOD again (masked with the plane) and
+// carry traffic as soon as the port returns; a verdict the plane outlived,
+// another plane's, and a non-silence verdict (ECN) stand.
+TEST_F(EvTest, PortDownExplainsSilenceSinceLastDelivery) {
+    make(2, 4, 4, 1);  // no backups: the plane is short after the verdicts
+    std::vector<int> p1;
+    for (u16 i = 0; i < m_.n_rot; i++)
+        if (m_.ev[m_.rot[i]].plane == 1) p1.push_back(m_.rot[i]);
+    int p0 = -1;
+    for (u16 i = 0; i < m_.n_rot && p0 < 0; i++)
+        if (m_.ev[m_.rot[i]].plane == 0) p0 = m_.rot[i];
+    ASSERT_EQ(p1.size(), 4u);
+    // Before the cut: p1[0] fell silent for a packet sent at 100, and the
+    // plane delivered one sent at 200 on p1[3].
+    mrc_ev_on_timeout(&m_, 150, p1[0], 100, 0);
+    mrc_ev_path_delivered(&m_, p1[3], 200);
+    // The cut: p1[1] times out, p1[2] loses twice, for packets sent after
+    // 200; p1[3] gets the receiver's ALWAYS_SKIP; plane 0 loses one EV too.
+    mrc_ev_on_timeout(&m_, 400, p1[1], 300, 0);
+    mrc_ev_on_loss(&m_, 410, p1[2], 310, 1000);
+    mrc_ev_on_loss(&m_, 420, p1[2], 320, 1000);
+    mrc_ev_on_sack(&m_, 430, p1[3], MRC_ECN_ALWAYS_SKIP);
+    mrc_ev_on_timeout(&m_, 440, p0, 330, 0);
+    for (int i : p1) ASSERT_EQ(m_.ev[i].state, MRC_EV_ASSUMED_BAD);
+    drain();
+    mrc_ev_set_plane_up(&m_, 500, 1, false);
+    EXPECT_EQ(m_.ev[p1[0]].state, MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(m_.ev[p1[1]].state, MRC_EV_GOOD);
+    EXPECT_EQ(m_.ev[p1[2]].state, MRC_EV_GOOD);
+    EXPECT_EQ(m_.ev[p1[3]].state, MRC_EV_ASSUMED_BAD);
+    EXPECT_EQ(m_.ev[p0].state, MRC_EV_ASSUMED_BAD);
+    auto ev = drain();
+    int port = 0;
+    for (const auto& e : ev)
+        if (e.type == MRC_EVT_EV_STATE && e.u.ev.cause == MRC_EVC_PORT) {
+            port++;
+            EXPECT_TRUE(e.u.ev.index == p1[1] || e.u.ev.index == p1[2]);
+        }
+    EXPECT_EQ(port, 2);
+    // Masked with the plane, carrying traffic once the port returns.
+    for (int i = 0; i < 40; i++) EXPECT_NE(m_.ev[mrc_ev_pick(&m_, 600, -1)].plane, 1);
+    mrc_ev_set_plane_up(&m_, 700, 1, true);
+    std::set<int> picked;
+    for (int i = 0; i < 200; i++) picked.insert(mrc_ev_pick(&m_, 800, -1));
+    EXPECT_TRUE(picked.count(p1[1]));
+    EXPECT_TRUE(picked.count(p1[2]));
+    EXPECT_FALSE(picked.count(p1[0]));
+    EXPECT_FALSE(picked.count(p1[3]));
 }
 
 TEST_F(EvTest, DeniedAndReadmitted) {

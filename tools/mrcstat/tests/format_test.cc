@@ -130,7 +130,8 @@ TEST(Names, EnumsOfTheEngine) {
     EXPECT_EQ(EvCauseName(9), "loss");
     EXPECT_EQ(EvCauseName(10), "path");
     EXPECT_EQ(EvCauseName(11), "gray");
-    EXPECT_EQ(EvCauseName(12), "?");
+    EXPECT_EQ(EvCauseName(12), "port");
+    EXPECT_EQ(EvCauseName(13), "?");
     EXPECT_EQ(NackSlotName(0), "trimmed");
     EXPECT_EQ(NackSlotName(7), "other");
     EXPECT_EQ(EvStateColour(2), Colour::kRed);
