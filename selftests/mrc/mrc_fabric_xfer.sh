@@ -350,21 +350,33 @@ log "failover: transfer done, MRC_INFO client $(cat "$out/fo.cli.info")"
 # net.mrc.failover 16 (MRC_FO_BALANCE; Documentation/networking/mrc.rst):
 # planes share the window by their bytes in flight. With the dead path
 # retired, plane FO_PLANE keeps the other path's 16 EVs where every other
-# plane has 24 (the profile's 24 active of 32); by EV count alone it would
-# get 16/24 of a share for the rest of the transfer (about 90 % of it:
-# the cut comes ~1 s into 9-15 s), a ratio near 0.70 counted over the
-# whole transfer. The guest is CPU-bound, every plane's round trip alike,
-# so bytes in flight balanced are packets balanced: about 1.0. Judged at
-# 0.85, between the two: 6.12 with ev_burst=1 measured 0.95 (12,830
-# against 13,557 a plane), and with MRC_FO=15 (every rule but it) 0.73
-# (8,218 against 11,322), which fails.
+# plane has 24 (the profile's 24 active of 32); by EV count alone it gets
+# 16/24 of a share for the rest of the transfer (the cut comes ~1 s into
+# 9-15 s). The rule passes over a plane holding more than the least loaded
+# one plus two MTUs plus an eighth of the mean, so with every plane's
+# round trip alike plane FO_PLANE gets at least its EV share, and more the
+# more the others hold: at the others' cap it holds 29x / (33x + 64 MTU)
+# of their bytes, x its own (0.71 at 8 MTUs, 0.83 at 32, 0.88 at most).
+# This guest is CPU-bound and its window and bytes in flight vary from run
+# to run, so what the rule adds here is measured, not judged: 0.84, 0.88,
+# 0.89, 0.90 (twice) and 0.95 over six runs of 6.12 with ev_burst=1,
+# against 0.73 with the rule off (MRC_FO=15). It was judged at 0.85 until
+# a run of 0.838 on an idle host (make check of 4ad3550): a bound between
+# two observations, not one the code guarantees. The rule is judged where
+# the window is known: EvBalanceTest.PlaneThatLostAPathKeepsItsShare
+# (>= 0.97 of the others' share with it, < 0.75 without). Judged here: the
+# plane keeps at least its EV share over the whole transfer (a plane
+# passed over for good, or its surviving path retired too, falls below).
 fo_p=$(plane_tx fo cli $FO_PLANE)
 fo_o=0
 for p in 0 1 2 3; do
 	[ "$p" = "$FO_PLANE" ] || fo_o=$((fo_o + $(plane_tx fo cli $p)))
 done
-check "failover: plane $FO_PLANE kept its share with a path retired (tx_pkts $fo_p against $((fo_o / 3)) a plane on the others)" \
-	[ "$((fo_p * 300))" -ge "$((fo_o * 85))" ]
+fo_act=$(jq -r ".planes[$FO_PLANE].active" "$out/fo.cli.info" 2>/dev/null)
+fo_act_o=$(jq -r ".planes[$(((FO_PLANE + 1) % 4))].active" "$out/fo.cli.info" 2>/dev/null)
+log "failover: plane $FO_PLANE carried $fo_p packets against $((fo_o / 3)) a plane on the others, ratio $(awk -v a="$fo_p" -v b="$fo_o" 'BEGIN { printf "%.3f", b ? 3 * a / b : 0 }') (EV share $fo_act/$fo_act_o)"
+check "failover: plane $FO_PLANE kept at least its EV share with a path retired (tx_pkts $fo_p against $((fo_o / 3)) a plane, $fo_act against $fo_act_o active EVs)" \
+	[ "${fo_act:-0}" -gt 0 -a "$((fo_p * 3 * ${fo_act_o:-0}))" -ge "$((fo_o * ${fo_act:-99}))" ]
 # net.mrc.failover (Documentation/networking/mrc.rst, "Failover: paths,
 # not EVs"): two silent EVs of the dead link's path retire the whole path
 # (by the time of the snapshots above every EV of it is ASSUMED_BAD either
