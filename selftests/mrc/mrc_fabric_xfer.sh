@@ -356,7 +356,8 @@ log "failover: transfer done, MRC_INFO client $(cat "$out/fo.cli.info")"
 # one plus two MTUs plus an eighth of the mean, so with every plane's
 # round trip alike plane FO_PLANE gets at least its EV share, and more the
 # more the others hold: at the others' cap it holds 29x / (33x + 64 MTU)
-# of their bytes, x its own (0.71 at 8 MTUs, 0.83 at 32, 0.88 at most).
+# of their bytes, x its own (0.71 at 8 MTUs, 0.83 at 32, 29/33 = 0.88 for a
+# large x), and more when they stay below the cap.
 # This guest is CPU-bound and its window and bytes in flight vary from run
 # to run, so what the rule adds here is measured, not judged: 0.84, 0.88,
 # 0.89, 0.90 (twice) and 0.95 over six runs of 6.12 with ev_burst=1,
