@@ -312,7 +312,6 @@ u8 mrc_ev_path_verdict(const struct mrc_ev_mgr *m, int idx)
 void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns)
 {
 	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
-
 	struct mrc_ev_plane *pl = &m->plane[m->ev[idx].plane];
 
 	m->ev[idx].lost_run = 0;
