@@ -1074,13 +1074,14 @@ void mrc_ev_set_plane_up(struct mrc_ev_mgr *m, u64 now, u8 plane, bool up)
 		m->plane_up |= bit;
 	else
 		m->plane_up &= ~bit;
-	if (!up)
+	if (!up) {
 		mrc_ev_path_port_down(m, now, plane);
-	for (i = pl->first; !up && i < pl->first + pl->count; i++)
-		if (m->ev[i].state == MRC_EV_ASSUMED_BAD &&
-		    m->ev[i].silent_tx_ns > pl->delivered_tx_ns &&
-		    !mrc_ev_path_verdict(m, i))
-			mrc_ev_revive(m, now, i, MRC_EVC_PORT);
+		for (i = pl->first; i < pl->first + pl->count; i++)
+			if (m->ev[i].state == MRC_EV_ASSUMED_BAD &&
+			    m->ev[i].silent_tx_ns > pl->delivered_tx_ns &&
+			    !mrc_ev_path_verdict(m, i))
+				mrc_ev_revive(m, now, i, MRC_EVC_PORT);
+	}
 	mrc_memset(&ev, 0, sizeof(ev));
 	ev.type = MRC_EVT_PLANE;
 	ev.time_ns = now;

@@ -433,6 +433,27 @@ void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 	path_retire(m, now, p, m->ev[idx].plane, MRC_EVC_PATH);
 }
 
+/*
+ * @p is live again: its silence count starts over and its quiet EVs but
+ * @except (-1: none) are GOOD (@cause). The caller rebalances the plane
+ * (path_rebalance()) and refreshes the probe deadline.
+ */
+static void path_come_back(struct mrc_ev_mgr *m, u64 now,
+			   struct mrc_ev_path *p, u8 plane, u8 cause,
+			   int except)
+{
+	u16 i = m->plane[plane].first;
+	int k;
+
+	p->retired = 0;
+	p->silent = 0;
+	p->silent_since_ns = 0;
+	while ((k = path_next_ev(m, p, plane, &i)) >= 0)
+		if (k != except && m->ev[k].state == MRC_EV_ASSUMED_BAD &&
+		    m->ev[k].by_path)
+			mrc_ev_revive(m, now, k, cause);
+}
+
 /**
  * mrc_ev_path_port_down() - the plane's port was announced down.
  * @m: manager
@@ -451,23 +472,15 @@ void mrc_ev_path_port_down(struct mrc_ev_mgr *m, u64 now, u8 plane)
 	const struct mrc_ev_plane *pl = &m->plane[plane];
 	struct mrc_ev_path *p;
 	bool back = false;
-	int idx;
-	u16 k, i;
+	u16 k;
 
 	for (k = 0; k < pl->n_paths; k++) {
 		p = &m->path[pl->path_first + k];
 		if (p->retired != MRC_EVC_PATH ||
 		    p->first_lost_tx_ns <= pl->delivered_tx_ns)
 			continue;
-		p->retired = 0;
-		p->silent = 0;
-		p->silent_since_ns = 0;
+		path_come_back(m, now, p, plane, MRC_EVC_PORT, -1);
 		back = true;
-		i = pl->first;
-		while ((idx = path_next_ev(m, p, plane, &i)) >= 0)
-			if (m->ev[idx].state == MRC_EV_ASSUMED_BAD &&
-			    m->ev[idx].by_path)
-				mrc_ev_revive(m, now, idx, MRC_EVC_PORT);
 	}
 	if (back)
 		path_rebalance(m, now, plane);
@@ -517,10 +530,7 @@ bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
 			  u64 tx_ns)
 {
 	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
-	struct mrc_ev_entry *e;
 	u8 plane = m->ev[idx].plane, cause;
-	int k;
-	u16 i;
 
 	if (!p || !p->retired)
 		return true;
@@ -531,21 +541,12 @@ bool mrc_ev_path_answered(struct mrc_ev_mgr *m, u64 now, int idx,
 		path_hold_answered(m, p, idx);
 		return false;
 	}
-	p->retired = 0;
-	p->silent = 0;
-	p->silent_since_ns = 0;
 	if (cause == MRC_EVC_GRAY) {
 		p->revived_ns = now ? now : 1;
 		p->loss_fp = MRC_PM_TO_FP(MRC_GRAY_LO_PM);
 		p->samples = MRC_GRAY_WARMUP;
 	}
-	i = m->plane[plane].first;
-	while ((k = path_next_ev(m, p, plane, &i)) >= 0) {
-		e = &m->ev[k];
-		if (k == idx || e->state != MRC_EV_ASSUMED_BAD || !e->by_path)
-			continue;
-		mrc_ev_revive(m, now, k, cause);
-	}
+	path_come_back(m, now, p, plane, cause, idx);
 	path_rebalance(m, now, plane);
 	mrc_ev_probe_recompute(m);
 	return true;
