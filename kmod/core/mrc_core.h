@@ -90,6 +90,8 @@ enum mrc_rtx_cause {
  * @to_tx_ts: its TSETH timestamp
  * @to_ev_idx: its EV
  * @to_cause: MRC_RTX_TIMEOUT or MRC_RTX_INFERRED: how it was declared lost
+ * @to_sampled: that loss was a sample of its path's loss rate, taken back
+ *	if the transmission turns out delivered (mrc_ev_path_lost_undo())
  */
 struct mrc_tx_pkt {
 	u64 tx_ns;
@@ -111,6 +113,7 @@ struct mrc_tx_pkt {
 	u16 to_tx_ts;
 	u16 to_ev_idx;
 	u8 to_cause;
+	u8 to_sampled;
 };
 
 /**

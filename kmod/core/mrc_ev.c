@@ -818,14 +818,20 @@ void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason)
  *
  * GOOD/SKIP -> ASSUMED_BAD, replaced in the rotation by a backup of the
  * same plane, subject to the ev_min_active floor (see mrc_ev_demote()).
+ *
+ * Return: the loss was a sample of its path's loss rate (to take back with
+ * mrc_ev_path_lost_undo() if the packet turns out delivered).
  */
-void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+bool mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 		       u64 window_ns)
 {
+	bool sampled;
+
 	m->ev[idx].cnt.timeouts++;
-	mrc_ev_path_lost(m, now, idx, tx_ns);
+	sampled = mrc_ev_path_lost(m, now, idx, tx_ns);
 	ev_assume_bad(m, now, idx, MRC_EVC_TIMEOUT, tx_ns ? tx_ns : 1,
 		      window_ns);
+	return sampled;
 }
 
 /**
@@ -846,19 +852,23 @@ void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
  * GOOD/SKIP -> ASSUMED_BAD, replaced by a backup, probed back; a late
  * acknowledgment revives it (mrc_ev_on_late_ack()). A sparse EV whose
  * losses are further apart is left to the timeout.
+ *
+ * Return: as mrc_ev_on_timeout().
  */
-void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+bool mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 		    u64 window_ns)
 {
 	struct mrc_ev_entry *e = &m->ev[idx];
 	bool repeat = e->last_loss_ns && now - e->last_loss_ns <= window_ns;
+	bool sampled;
 
 	e->cnt.lost++;
 	e->last_loss_ns = now ? now : 1;
-	mrc_ev_path_lost(m, now, idx, tx_ns);
+	sampled = mrc_ev_path_lost(m, now, idx, tx_ns);
 	if (repeat)
 		ev_assume_bad(m, now, idx, MRC_EVC_LOSS, tx_ns ? tx_ns : 1,
 			      window_ns);
+	return sampled;
 }
 
 /**

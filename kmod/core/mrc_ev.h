@@ -213,11 +213,11 @@ int mrc_ev_pick(struct mrc_ev_mgr *m, u64 now, int avoid);
 void mrc_ev_on_sent(struct mrc_ev_mgr *m, int idx);
 void mrc_ev_on_sack(struct mrc_ev_mgr *m, u64 now, int idx, u8 ecn);
 void mrc_ev_on_nack(struct mrc_ev_mgr *m, u64 now, int idx, u8 reason);
-void mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+bool mrc_ev_on_timeout(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 		       u64 window_ns);
 u64 mrc_ev_probe_answered(struct mrc_ev_mgr *m, u64 now, int idx);
 void mrc_ev_on_late_ack(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns);
-void mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
+bool mrc_ev_on_loss(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 		    u64 window_ns);
 int mrc_ev_probe_due(struct mrc_ev_mgr *m, u64 now);
 void mrc_ev_probe_sent(struct mrc_ev_mgr *m, u64 now, int idx);
@@ -241,7 +241,8 @@ int mrc_ev_paths_init(struct mrc_ev_mgr *m, const struct mrc_conn_cfg *cfg,
 void mrc_ev_paths_destroy(struct mrc_ev_mgr *m);
 struct mrc_ev_path *mrc_ev_path_of(const struct mrc_ev_mgr *m, int idx);
 void mrc_ev_path_delivered(struct mrc_ev_mgr *m, int idx, u64 tx_ns);
-void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns);
+bool mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns);
+void mrc_ev_path_lost_undo(struct mrc_ev_mgr *m, int idx);
 void mrc_ev_path_silent(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns,
 			u64 window_ns);
 void mrc_ev_path_port_down(struct mrc_ev_mgr *m, u64 now, u8 plane);

@@ -361,8 +361,10 @@ static bool path_dead_by_losses(const struct mrc_ev_mgr *m,
  * is about packets lost one by one (a spine dropping 15 %). A path that
  * turns gray is demoted, retired as dead if it delivered nothing since
  * (path_dead_by_losses()).
+ *
+ * Return: a sample of 1 was taken (mrc_ev_path_lost_undo() takes it back).
  */
-void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns)
+bool mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns)
 {
 	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
 	u8 plane = m->ev[idx].plane;
@@ -371,11 +373,11 @@ void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns)
 	    (p->lost_tx_ns <= p->delivered_tx_ns || tx_ns < p->lost_tx_ns))
 		p->lost_tx_ns = tx_ns;
 	if (m->ev[idx].lost_run)
-		return;
+		return false;
 	m->ev[idx].lost_run = 1;
 	m->loss_all_fp += (MRC_FP_ONE - m->loss_all_fp) >> MRC_LOSS_ALL_SHIFT;
 	if (!p)
-		return;
+		return true;
 	p->loss_fp += (MRC_FP_ONE - p->loss_fp) >> MRC_GRAY_EWMA_SHIFT;
 	if (p->samples < 0xffff)
 		p->samples++;
@@ -384,13 +386,40 @@ void mrc_ev_path_lost(struct mrc_ev_mgr *m, u64 now, int idx, u64 tx_ns)
 	    p->loss_fp < MRC_PM_TO_FP(MRC_GRAY_HI_PM) ||
 	    p->loss_fp < (u64)MRC_GRAY_RATIO * m->loss_all_fp ||
 	    !plane_has_other_live_path(m, plane, p))
-		return;
+		return true;
 	if (path_dead_by_losses(m, p)) {
 		p->first_lost_tx_ns = p->lost_tx_ns;
 		path_retire(m, now, p, plane, MRC_EVC_PATH);
-		return;
+		return true;
 	}
 	path_retire(m, now, p, plane, MRC_EVC_GRAY);
+	return true;
+}
+
+/**
+ * mrc_ev_path_lost_undo() - a packet whose loss was sampled was delivered.
+ * @m: manager
+ * @idx: EV index of the transmission declared lost
+ *
+ * A spurious timeout or reordering verdict (the requester's late ack)
+ * took a sample of 1 where the truth was 0. The difference, one EWMA gain
+ * (1/2^shift of MRC_FP_ONE) when taken, has decayed by every sample since:
+ * taking back the whole gain over-corrects by at most that decay, within
+ * the few round trips a late ack comes in, and never below 0. Without it a
+ * TCG guest's stalls (92-322 spurious timeouts a bench run) raised the
+ * loss estimates the gray verdict compares, and a slow path that lost
+ * nothing could be judged gray for its late acks alone.
+ */
+void mrc_ev_path_lost_undo(struct mrc_ev_mgr *m, int idx)
+{
+	struct mrc_ev_path *p = mrc_ev_path_of(m, idx);
+	u32 gain = MRC_FP_ONE >> MRC_LOSS_ALL_SHIFT;
+
+	m->loss_all_fp = m->loss_all_fp > gain ? m->loss_all_fp - gain : 0;
+	if (!p)
+		return;
+	gain = MRC_FP_ONE >> MRC_GRAY_EWMA_SHIFT;
+	p->loss_fp = p->loss_fp > gain ? p->loss_fp - gain : 0;
 }
 
 /**

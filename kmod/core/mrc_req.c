@@ -663,6 +663,7 @@ void mrc_req_note_lost_tx(struct mrc_tx_pkt *p, u64 waited_ns, u8 cause)
 	p->to_tx_ts = p->tx_ts;
 	p->to_ev_idx = p->ev_idx;
 	p->to_cause = cause;
+	p->to_sampled = 0;
 }
 
 /*
@@ -693,8 +694,11 @@ static void req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
 	 */
 	if (exact || p->to_cause != MRC_RTX_PATH)
 		req_rtt_sample(c, now, rtt, c->evm.ev[p->to_ev_idx].value, psn);
+	if (p->to_sampled)
+		mrc_ev_path_lost_undo(&c->evm, p->to_ev_idx);
 	mrc_ev_on_late_ack(&c->evm, now, p->to_ev_idx, p->to_tx_ns);
 	p->to_tx_ns = 0;
+	p->to_sampled = 0;
 }
 
 /*
@@ -1249,7 +1253,8 @@ void mrc_req_on_timer(struct mrc_conn *c, u64 now)
 		mrc_req_note_lost_tx(p, p->deadline_ns - p->tx_ns,
 				     MRC_RTX_TIMEOUT);
 		req_timeout_event(c, now, psn, p);
-		mrc_ev_on_timeout(&c->evm, now, p->ev_idx, p->tx_ns, window);
+		p->to_sampled = mrc_ev_on_timeout(&c->evm, now, p->ev_idx,
+						  p->tx_ns, window);
 		if (tp.n < MRC_TO_PASS_MAX) {
 			tp.ev_idx[tp.n] = p->ev_idx;
 			tp.tx_ns[tp.n] = p->tx_ns;

@@ -165,7 +165,8 @@ static void loss_infer(struct mrc_conn *c, u64 now, u32 psn,
 
 	c->st.lost_inferred++;
 	mrc_req_note_lost_tx(p, now - p->tx_ns, MRC_RTX_INFERRED);
-	mrc_ev_on_loss(&c->evm, now, p->ev_idx, p->tx_ns, window);
+	p->to_sampled = mrc_ev_on_loss(&c->evm, now, p->ev_idx, p->tx_ns,
+				       window);
 	loss_blame(c, now, p, window);
 	mrc_req_mark_lost(c, psn, MRC_RTX_INFERRED);
 	if (r->reo_mult > 1 && !--r->reo_decay_left) {

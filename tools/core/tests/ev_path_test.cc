@@ -335,6 +335,31 @@ TEST_F(EvGrayTest, SentinelAnsweredWithinTheHoldStillProbes) {
     EXPECT_EQ(count(gray, MRC_EV_GOOD), static_cast<int>(gray.size()));
 }
 
+// A slow path (a deep queue, a stalled guest's vCPU) whose packets time
+// out and are then acknowledged lost nothing: each late ack takes its
+// loss sample back (the requester's req_late_ack()), and the path that
+// loses one in 7 only on the timer's say is not gray. The same timeouts
+// left standing make it gray.
+TEST_F(EvGrayTest, LateAcksTakeTheirLossSamplesBack) {
+    for (bool undo : {true, false}) {
+        make();
+        for (unsigned k = 0; k < 400; k++) {
+            const u64 t = k * 10000;
+            for (u8 pl = 0; pl < 4; pl++)
+                for (u32 path = 0; path < 2; path++) {
+                    auto evs = on_path(pl, path);
+                    const int i = evs[k % evs.size()];
+                    if (pl == 0 && path == 0 && k % 7 == 0 && mrc_ev_path_lost(&m_, t, i, t) &&
+                        undo)
+                        mrc_ev_path_lost_undo(&m_, i);
+                    mrc_ev_path_delivered(&m_, i, t);
+                }
+        }
+        EXPECT_EQ(m_.paths_gray, undo ? 0u : 1u) << (undo ? "taken back" : "left standing");
+        if (undo) EXPECT_EQ(m_.path[m_.plane[0].path_first].loss_fp, 0u);
+    }
+}
+
 TEST_F(EvGrayTest, GrayOffKeepsTheLossyPath) {
     make(MRC_FO_ALL & ~MRC_FO_GRAY);
     traffic(0, 400, 7, 0);

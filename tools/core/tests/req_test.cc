@@ -1011,10 +1011,12 @@ TEST_F(ReqTest, SpuriousTimeoutBeforeRetransmission) {
     ASSERT_EQ(mrc_conn_send(c_, 0, 1024 * 2, 0, 0, 1, nullptr), MRC_OK);
     auto d = poll(1000);
     ASSERT_EQ(d.size(), 2u);
+    ASSERT_EQ(c_->evm.loss_all_fp, 0u);
     mrc_conn_on_timer(c_, 1000 + rto());
     EXPECT_EQ(stats().timeouts, 2u);
     EXPECT_EQ(ev_state(d[0].ev), MRC_EV_ASSUMED_BAD);
     EXPECT_EQ(ev_state(d[1].ev), MRC_EV_ASSUMED_BAD);
+    EXPECT_GT(c_->evm.loss_all_fp, 0u) << "two loss samples";
     events();
     // Both arrive late, before anything was retransmitted: the timeouts
     // were spurious. Each late arrival is an RTT sample (a cumulative ack
@@ -1038,6 +1040,9 @@ TEST_F(ReqTest, SpuriousTimeoutBeforeRetransmission) {
     EXPECT_EQ(ev_state(d[1].ev), MRC_EV_GOOD);
     EXPECT_TRUE(poll(1000 + rto() + 6 * kUs).empty());
     EXPECT_EQ(stats().tx_rtx_pkts, 0u);
+    // Both packets were delivered: the loss samples are taken back, the
+    // connection's loss estimate is what two deliveries make of it.
+    EXPECT_EQ(c_->evm.loss_all_fp, 0u);
     // The RTO now covers the delay that fooled it.
     EXPECT_GT(stats().srtt_ns + 4 * stats().rttvar_ns, rto() + 5 * kUs);
 }
