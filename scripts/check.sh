@@ -18,11 +18,14 @@
 #      12's 6.12 (module built against its headers, its own VM image), with
 #      mrc.ko ev_burst=1: every test with per-packet spraying there, as
 #      every test with the default flowcells on 6.1 (issue 12);
-#   7. the bench smoke: every make bench scenario once at a tiny size, its
+#   7. two guests, two kernels: 6.1 and 6.12 in separate VMs joined by
+#      socket netdevs, a transfer, a silent cut and a port down between
+#      them, the wire between them judged (scripts/vm/pair.sh);
+#   8. the bench smoke: every make bench scenario once at a tiny size, its
 #      results.json validated against the documented schema (not the figures);
-#   8. the bench profile smoke: make bench-profile for 1 s (perf in the
+#   9. the bench profile smoke: make bench-profile for 1 s (perf in the
 #      guest resolves tcp_* and mrc.ko's mrc_* symbols);
-#   9. the rig self-check: deliberately broken runs must each fail.
+#  10. the rig self-check: deliberately broken runs must each fail.
 # Ends with one line "N passed, N failed[, N skipped]"; exit status 1 if any
 # failed.
 set -uo pipefail
@@ -180,6 +183,16 @@ else
 	tail -n 30 build/kmod-6.12.log
 	tally "VM selftests 6.12 (ev_burst=1)" 0 1 0
 fi
+
+# Two guests, two kernels (issue 51): 6.1 and 6.12 as separate QEMU VMs
+# joined by socket netdevs, each its own mrc.ko (built by the steps above).
+echo "== two guests (6.1 + 6.12)"
+bash scripts/vm/pair.sh | tee build/pair.log
+read -r pp pf <<<"$(sed -n 's/^pair: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build/pair.log)"
+tally "two guests (6.1 + 6.12)" "${pp:-0}" "${pf:-1}" 0
+while IFS= read -r line; do
+	failed_details+=("two guests: $line")
+done < <(sed -n 's/^pair: \(a: \|b: \)\?\(# \)\?FAIL: //p' build/pair.log | cut -c 1-300)
 
 echo "== bench smoke"
 if bash scripts/bench.sh --smoke >build/bench-smoke.log 2>&1; then

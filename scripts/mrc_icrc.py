@@ -408,7 +408,11 @@ def check_sacks(pkts):
         kind = OPCODES.get(p.mrc[0])
         if kind == "data":
             key = (p.ip_raw[8:24], p.ip_raw[24:40])
-            first.setdefault(key, _psn(p))
+            # The connection's lowest PSN so far (serial order), not its
+            # first captured: over several planes the first packets may
+            # arrive after later ones (a plane still resolving its next hop).
+            if key not in first or ((_psn(p) - first[key]) & 0xFFFFFF) >= 1 << 23:
+                first[key] = _psn(p)
             # A super-frame's packets follow its first at one length each.
             seg = 0 if p.ok else p.superframe()
             for i in range((len(p.mrc) + seg - 1) // seg if seg else 1):

@@ -14,7 +14,9 @@
 #     console or the guest's dmesg fails the run even if the command passed.
 #
 # Usage: run.sh [--name N] [--timeout S] [--no-module] [--shell] [--] CMD...
-# Guest memory: MRC_VM_MEM (MiB, default 1024).
+# Guest memory: MRC_VM_MEM (MiB, default 1024); vCPUs: MRC_VM_SMP (default 2).
+# More QEMU arguments (the two-guest rig's NICs, scripts/vm/pair.sh):
+# MRC_VM_QEMU_ARGS, split on white space.
 # Extra kernel command line: MRC_VM_APPEND (e.g. "slub_debug=FZPU" to catch a
 # double free or a write after free where it happens, not at a later alloc).
 # mrc.ko's parameters: MRC_KO_PARAMS (e.g. "ev_burst=1"), given to insmod
@@ -84,12 +86,14 @@ job="$rel/job.sh"
 # race as far as we can tell (no module code on that stack). The traces read
 # here do not need task names.
 qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=multi,tb-size=256
-	-cpu max -m "${MRC_VM_MEM:-1024}" -smp 2 -no-reboot
+	-cpu max -m "${MRC_VM_MEM:-1024}" -smp "${MRC_VM_SMP:-2}" -no-reboot
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 mitigations=off trace_options=norecord-cmd mrcjob=$job mrcmods=${groot#"$top"/}/lib/modules${MRC_VM_APPEND:+ $MRC_VM_APPEND}"
 	-fsdev "local,id=mrcfs,path=$top,security_model=none,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=mrcfs,mount_tag=mrc"
 	-nic none)
+# shellcheck disable=SC2206 # white-space separated by design
+qemu+=(${MRC_VM_QEMU_ARGS:-})
 
 if ((shell)); then
 	exec "${qemu[@]}" -nographic
