@@ -401,18 +401,24 @@ def check_sacks(pkts):
     # name the SETH's connection ids, so connections are told apart by their
     # addresses (one connection per pair in the capture test).
     seen = collections.defaultdict(dict)
+    # Each connection's lowest PSN in the whole capture (serial order): a
+    # cumulative ack of the PSN before it means nothing received in order
+    # yet. Not the first one captured, nor the lowest before the SACK: over
+    # several planes the first packets may reach the wire after later ones,
+    # or only as retransmissions (a plane still resolving its next hop
+    # drops what it queued meanwhile).
     first = {}
+    for p in pkts:
+        if OPCODES.get(p.mrc[0]) == "data":
+            key = (p.ip_raw[8:24], p.ip_raw[24:40])
+            if key not in first or ((_psn(p) - first[key]) & 0xFFFFFF) >= 1 << 23:
+                first[key] = _psn(p)
     n = npr = 0
     bad = []
     for p in pkts:
         kind = OPCODES.get(p.mrc[0])
         if kind == "data":
             key = (p.ip_raw[8:24], p.ip_raw[24:40])
-            # The connection's lowest PSN so far (serial order), not its
-            # first captured: over several planes the first packets may
-            # arrive after later ones (a plane still resolving its next hop).
-            if key not in first or ((_psn(p) - first[key]) & 0xFFFFFF) >= 1 << 23:
-                first[key] = _psn(p)
             # A super-frame's packets follow its first at one length each.
             seg = 0 if p.ok else p.superframe()
             for i in range((len(p.mrc) + seg - 1) // seg if seg else 1):

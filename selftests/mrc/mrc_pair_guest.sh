@@ -121,6 +121,14 @@ check "$role: network and MRC planes up ($(uname -r))" net_up
 log "$role: $(ip -br link | tr '\n' ' ')"
 mark ready
 check "$role: the other guest is up" await ready 600
+# Every plane's neighbour resolved before the first transfer: its first
+# packets would otherwise queue behind neighbour discovery (and be
+# dropped past the queue's three), reaching the capture only as
+# retransmissions.
+for ((p = 0; p < NPLANES; p++)); do
+	ping -c 1 -W 5 -I "pl$p" "fd00:6d72:a$p::$peer" >/dev/null 2>&1 ||
+		log "$role: no answer to a ping on plane $p"
+done
 
 serve() {
 	./mrc_xfer -l -p 7400 -n "$N" -M "$MAX" -s 11 >"$D/a.xfer.out" 2>"$D/a.xfer.err" &
