@@ -698,7 +698,6 @@ static void req_late_ack(struct mrc_conn *c, u64 now, u32 psn,
 		mrc_ev_path_lost_undo(&c->evm, p->to_ev_idx);
 	mrc_ev_on_late_ack(&c->evm, now, p->to_ev_idx, p->to_tx_ns);
 	p->to_tx_ns = 0;
-	p->to_sampled = 0;
 }
 
 /*

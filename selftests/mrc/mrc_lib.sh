@@ -168,11 +168,12 @@ veth_pair() {
 }
 
 # link_wait_up NETNS DEV: until DEV's operational state is up (link watch
-# ran), at most 3 s (1 if it never is)
+# ran), at most 3 s (1 if it never is); NETNS "" is the current namespace
 link_wait_up() {
-	local i
+	local i cmd=(cat "/sys/class/net/$2/operstate")
+	[ -n "$1" ] && cmd=(ip netns exec "$1" "${cmd[@]}")
 	for ((i = 0; i < 30; i++)); do
-		[ "$(ip netns exec "$1" cat "/sys/class/net/$2/operstate")" = up ] && return 0
+		[ "$("${cmd[@]}")" = up ] && return 0
 		sleep 0.1
 	done
 	return 1

@@ -83,22 +83,12 @@ net_up() {
 	done
 	ip -6 addr add "$H_ME/128" dev lo nodad || return 1
 	for ((p = 0; p < NPLANES; p++)); do
-		up "pl$p" && peer_route "$p" || return 1
+		link_wait_up "" "pl$p" && peer_route "$p" || return 1
 		"$MRCCTL" plane add id "$p" dev "pl$p" addr "fd00:6d72:a$p::$me" >/dev/null || return 1
 	done
 	"$MRCCTL" route replace "$H_PEER/128" encap none >/dev/null
 }
 
-counter() { awk -v k="$1" '$1 == k { print $2 }' /proc/net/mrc; }
-# up DEV: until DEV's operational state is up (link watch ran), at most 3 s
-up() {
-	local i
-	for ((i = 0; i < 30; i++)); do
-		[ "$(cat "/sys/class/net/$1/operstate")" = up ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # peer_route P: the peer's host address through plane P (again after the
 # port was down: IPv6 drops a down device's routes)
 peer_route() {
@@ -176,7 +166,7 @@ serve() {
 	rc=$?
 	check "a: failover server exit ($(head -c 300 "$D/a.fo.err"))" [ "$rc" = 0 ]
 	check "a: b's port-status updates received (RxPortStatus >= 2: down, up)" \
-		[ "$(counter RxPortStatus)" -ge 2 ]
+		[ "$(proc_counter RxPortStatus)" -ge 2 ]
 }
 
 drive() {
@@ -219,7 +209,7 @@ drive() {
 	mark port_down
 	check "b: a looked at plane 2 while b's port was down" await sampled 60
 	ip link set pl2 up
-	up pl2 && peer_route 2
+	link_wait_up "" pl2 && peer_route 2
 	check "b: plane 2 back up" [ $? = 0 ]
 	# Meanwhile probes brought plane 1's EVs back.
 	end=$((SECONDS + 15))
@@ -232,7 +222,7 @@ drive() {
 	rc=$?
 	check "b: failover client exit ($(head -c 300 "$D/b.fo.err"))" [ "$rc" = 0 ]
 	check "b: port-status updates sent (TxPortStatus >= 2: down, up)" \
-		[ "$(counter TxPortStatus)" -ge 2 ]
+		[ "$(proc_counter TxPortStatus)" -ge 2 ]
 	log "b: failover $(grep rate "$D/b.fo.out")"
 }
 
@@ -243,7 +233,7 @@ b) drive ;;
 esac
 [ -n "$series_pid" ] && kill "$series_pid"
 for k in ConnFailed RxBadIcrc; do
-	expect_eq "$role: $k" 0 "$(counter $k)"
+	expect_eq "$role: $k" 0 "$(proc_counter $k)"
 done
 cat /proc/net/mrc >"$D/$role.proc"
 log "$role: last MRC_INFO: $(jq -c '{state, timeouts, spurious_timeouts, retransmits,
