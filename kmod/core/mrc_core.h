@@ -3,10 +3,10 @@
  * mrc_core.h - private definitions shared by the engine's .c files.
  *
  * struct mrc_conn is opaque to hosts (mrc_engine.h); it is defined here for
- * mrc_conn.c (API, event polling), mrc_req.c (requester) and mrc_resp.c
- * (responder). Every array is sized at mrc_conn_create() from the
- * configuration and never grows: nothing the peer sends can make the
- * engine allocate.
+ * mrc_conn.c (API, event polling), mrc_req.c, mrc_req_ack.c and
+ * mrc_req_loss.c (requester) and mrc_resp.c (responder). Every array is
+ * sized at mrc_conn_create() from the configuration and never grows:
+ * nothing the peer sends can make the engine allocate.
  */
 #ifndef MRC_CORE_H
 #define MRC_CORE_H
@@ -398,6 +398,16 @@ static inline bool mrc_req_in_flight(const struct mrc_req *r, u32 psn)
 	s32 a = mrc_psn_diff(psn, r->snd_una);
 
 	return a >= 0 && a < mrc_psn_diff(r->snd_nxt, r->snd_una);
+}
+
+/* @p leaves the nack_wait state (retransmitted, acknowledged or lost). */
+static inline void mrc_req_clear_nack_wait(struct mrc_req *r,
+					   struct mrc_tx_pkt *p)
+{
+	if (!p->nack_wait)
+		return;
+	p->nack_wait = 0;
+	r->nack_waiting--;
 }
 
 static inline u16 mrc_ts16(u64 now)

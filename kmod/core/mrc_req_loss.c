@@ -34,7 +34,7 @@
  * made both rules misfire when the queues moved (a plane failing: 68-472
  * inferences per run proven wrong, 20-93 % of them; with the queueing
  * delay as the unit, 16-70). A loss inferred wrongly (the packet is
- * acknowledged after all, the test of req_check_spurious() in mrc_req.c)
+ * acknowledged after all, the test of req_check_spurious() in mrc_req_ack.c)
  * raises @reo_mult by one, up to MRC_REO_MULT_MAX; MRC_REO_DECAY
  * inferences in a row that were not disproved lower it by one.
  *

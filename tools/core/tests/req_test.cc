@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 //
-// req_test.cc - unit tests of the requester (kmod/core/mrc_req.c) through
+// req_test.cc - unit tests of the requester (kmod/core/mrc_req*.c) through
 // the public API: segmentation, windows, SACK/NACK processing, selective
 // retransmission on fresh EVs, RTO backoff, retry budget, probes, RTT.
 #include <gtest/gtest.h>
